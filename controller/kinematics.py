@@ -1,0 +1,162 @@
+"""Forward kinematics and Jacobians of the dog's leg chains, in numpy (no pybullet).
+
+Every link frame of the dog is parallel to its parent's at zero joint angles, so a chain is
+fully described by its joint axes (local, unit) and the offsets between joints.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models import Link, Skeleton
+
+
+def quat_to_matrix(quat_xyzw: np.ndarray) -> np.ndarray:
+    """Rotation matrices (..., 3, 3) of unit quaternions (..., 4) in xyzw order."""
+    x, y, z, w = np.moveaxis(np.asarray(quat_xyzw, dtype=float), -1, 0)
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
+    return np.stack(
+        [
+            np.stack([1 - 2 * (yy + zz), 2 * (xy - wz), 2 * (xz + wy)], axis=-1),
+            np.stack([2 * (xy + wz), 1 - 2 * (xx + zz), 2 * (yz - wx)], axis=-1),
+            np.stack([2 * (xz - wy), 2 * (yz + wx), 1 - 2 * (xx + yy)], axis=-1),
+        ],
+        axis=-2,
+    )
+
+
+def yaw_of(quat_xyzw: np.ndarray) -> float:
+    """Heading [rad] of a body: the yaw of its x axis projected on the ground."""
+    R = quat_to_matrix(quat_xyzw)
+    return float(np.arctan2(R[1, 0], R[0, 0]))
+
+
+def rot_x(angle: np.ndarray) -> np.ndarray:
+    """Rotation matrices (..., 3, 3) about +x by `angle` [rad]."""
+    c, s = np.cos(angle), np.sin(angle)
+    o, z = np.ones_like(c), np.zeros_like(c)
+    return np.stack([np.stack([o, z, z], -1), np.stack([z, c, -s], -1),
+                     np.stack([z, s, c], -1)], -2)  # fmt: skip
+
+
+def rot_y(angle: np.ndarray) -> np.ndarray:
+    """Rotation matrices (..., 3, 3) about +y by `angle` [rad]."""
+    c, s = np.cos(angle), np.sin(angle)
+    o, z = np.ones_like(c), np.zeros_like(c)
+    return np.stack([np.stack([c, z, s], -1), np.stack([z, o, z], -1),
+                     np.stack([-s, z, c], -1)], -2)  # fmt: skip
+
+
+class LegKinematics:
+    """Forward kinematics and foot Jacobians of the four legs at once, in leg-frame coordinates.
+
+    Each leg: hip/shoulder pitch (y) and roll (x) at `hip_pos_legframe`, then knee/elbow,
+    hock/wrist and toe pitch joints, with segment lengths `lengths` (4 legs x 4) [m] hanging
+    along -z at zero angles. Angles are (4 legs, 5 joints) [rad].
+    """
+
+    def __init__(self, hip_pos_legframe: np.ndarray, lengths: np.ndarray) -> None:
+        self.hip = np.asarray(hip_pos_legframe, dtype=float).reshape(4, 3)
+        self.lengths = np.asarray(lengths, dtype=float).reshape(4, 4)
+        self._down = np.zeros((4, 4, 3))
+        self._down[:, :, 2] = -self.lengths
+
+    def forward(self, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Joint positions (4, 5, 3): hip, knee, hock, toe joint, foot centre [m, leg frame];
+        and the world-from-segment rotations (4, 4, 3, 3) of thigh, shank, cannon, toe."""
+        a = np.asarray(angles, dtype=float)
+        r_thigh = rot_y(a[:, 0]) @ rot_x(a[:, 1])
+        r_shank = r_thigh @ rot_y(a[:, 2])
+        r_cannon = r_shank @ rot_y(a[:, 3])
+        r_toe = r_cannon @ rot_y(a[:, 4])
+        rots = np.stack([r_thigh, r_shank, r_cannon, r_toe], axis=1)
+        steps = np.einsum("lsij,lsj->lsi", rots, self._down)
+        pos = np.empty((4, 5, 3))
+        pos[:, 0] = self.hip
+        pos[:, 1:] = self.hip[:, None, :] + np.cumsum(steps, axis=1)
+        return pos, rots
+
+    def foot_jacobian(self, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Foot positions (4, 3) and Jacobians d foot / d angles (4, 3, 5), leg frame."""
+        pos, rots = self.forward(angles)
+        a = np.asarray(angles, dtype=float)
+        axes = np.empty((4, 5, 3))
+        axes[:, 0] = (0.0, 1.0, 0.0)
+        axes[:, 1] = rot_y(a[:, 0])[:, :, 0]  # roll axis: x after the pitch
+        axes[:, 2] = rots[:, 0, :, 1]  # knee pitch axis: y of the thigh
+        axes[:, 3] = rots[:, 1, :, 1]
+        axes[:, 4] = rots[:, 2, :, 1]
+        pivots = pos[:, [0, 0, 1, 2, 3]]
+        foot = pos[:, 4]
+        jac = np.cross(axes, foot[:, None, :] - pivots).transpose(0, 2, 1)
+        return foot, jac
+
+
+def joint_inertias(skeleton: Skeleton, joint_angles: np.ndarray | None = None,
+                   own_link_only: bool = False) -> np.ndarray:  # fmt: skip
+    """Moment of inertia [kg*m^2] each joint sees about its axis, body in pose `joint_angles`
+    (default: the standing pose): the reduced inertia of its subtree against the rest of
+    the body, or with `own_link_only` just the lighter of the two links it joins (the fastest local mode of a
+    chain of short segments, which bounds explicit damping). For gain design."""
+    q = skeleton.stand_angles() if joint_angles is None else joint_angles
+    names = skeleton.joint_names
+    frame: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    joint_frames: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # joint -> (pivot, axis) world
+    coms: dict[str, np.ndarray] = {}
+    for link in skeleton.links:  # parents come first
+        if link.parent is None:
+            p, R = np.zeros(3), np.eye(3)
+        else:
+            pp, pR = frame[link.parent]
+            p, R = pp + pR @ np.array(link.origin), pR.copy()
+        for j in link.joints:
+            axis = R @ np.array(j.axis)
+            joint_frames[j.name] = (p, axis)
+            R = R @ _axis_rotation(np.array(j.axis), q[names.index(j.name)])
+        frame[link.name] = (p, R)
+        coms[link.name] = p + R @ np.array(link.center)
+    children: dict[str, list[str]] = {}
+    for link in skeleton.links:
+        if link.parent is not None:
+            children.setdefault(link.parent, []).append(link.name)
+
+    def subtree(name: str) -> list[str]:
+        out = [name]
+        for ch in children.get(name, []):
+            out += subtree(ch)
+        return out
+
+    def about_axis(group: list[Link], pivot: np.ndarray, axis: np.ndarray) -> float:
+        total = 0.0
+        for b in group:
+            r = coms[b.name] - pivot
+            r_perp = r - axis * (r @ axis)
+            total += b.mass * (r_perp @ r_perp) + max(b.inertia_diagonal())
+        return total
+
+    # The body floats: a joint turns its subtree against the rest of the body, so it sees
+    # the reduced inertia of the two sides.
+    inertia = np.zeros(len(names))
+    for link in skeleton.links:
+        below = {n for n in subtree(link.name)}
+        inner = [k for k in skeleton.links if k.name in below]
+        if own_link_only:  # the lighter of the two links the joint sits between
+            parent = skeleton.link(link.parent) if link.parent else link
+            inner = [min(link, parent, key=lambda k: k.mass)]
+        outer = [k for k in skeleton.links if k.name not in below]
+        for j in link.joints:
+            pivot, axis = joint_frames[j.name]
+            i_in, i_out = about_axis(inner, pivot, axis), about_axis(outer, pivot, axis)
+            inertia[names.index(j.name)] = (i_in if own_link_only
+                                            else i_in * i_out / (i_in + i_out))  # fmt: skip
+    return inertia
+
+
+def _axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
+    if axis[0] == 1.0:
+        return rot_x(np.asarray(angle))
+    if axis[1] == 1.0:
+        return rot_y(np.asarray(angle))
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])

@@ -1,0 +1,42 @@
+"""PD laws and per-joint gain tables."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.kinematics import joint_inertias
+from models import Skeleton
+
+# Proportional gains [N*m/rad] per joint kind; damping is `DAMPING_RATIO` * sqrt(kp) * scale.
+DEFAULT_KP: dict[str, float] = {
+    "spine_pitch": 900.0, "spine_yaw": 600.0,
+    "neck_pitch": 150.0, "neck_yaw": 100.0, "head_pitch": 60.0, "head_yaw": 40.0,
+    "tail_pitch": 6.0, "tail_yaw": 6.0,
+    "shoulder_pitch": 400.0, "shoulder_roll": 300.0, "elbow": 400.0, "wrist": 150.0,
+    "fore_toe": 30.0,
+    "hip_pitch": 400.0, "hip_roll": 300.0, "knee": 400.0, "hock": 250.0, "hind_toe": 30.0,
+}  # fmt: skip
+
+
+def gain_arrays(skeleton: Skeleton, kp_by_kind: dict[str, float] | None = None,
+                damping_ratio: float = 0.8, dt: float = 1e-3) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(kp [N*m/rad], kd [N*m*s/rad]) in joint order.
+
+    kp comes from the table, scaled by body mass^(5/3) from 34 kg (inertia ~ m^(5/3));
+    kd = 2 * damping_ratio * sqrt(kp * I) with I the inertia the joint moves, capped at
+    0.3 I_link / dt (I_link: the joint's own link alone) so that explicit torque damping
+    stays stable at physics step `dt` [s] even in chains of short segments (the spine).
+    """
+    table = DEFAULT_KP if kp_by_kind is None else kp_by_kind
+    scale = (skeleton.spec.total_mass / 34.0) ** (5.0 / 3.0)
+    kp = np.array([table[j.kind] for j in skeleton.joints]) * scale
+    inertia = joint_inertias(skeleton)
+    own = joint_inertias(skeleton, own_link_only=True)
+    kd = np.minimum(2.0 * damping_ratio * np.sqrt(kp * inertia), 0.3 * own / dt)
+    return kp, kd
+
+
+def pd_torque(q: np.ndarray, qd: np.ndarray, q_target: np.ndarray, qd_target: np.ndarray | float,
+              kp: np.ndarray, kd: np.ndarray) -> np.ndarray:  # fmt: skip
+    """tau = kp (q_target - q) + kd (qd_target - qd) [N*m]."""
+    return kp * (q_target - q) + kd * (qd_target - qd)

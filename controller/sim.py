@@ -1,0 +1,288 @@
+"""World: owns ONE pybullet client with the ground, terrain, the dog, pushes and stepping.
+
+This is the only module that talks to pybullet. Everything it hands out is numpy.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pkgutil
+import tempfile
+from dataclasses import dataclass
+
+import numpy as np
+import pybullet
+import pybullet_data
+from pybullet_utils.bullet_client import BulletClient
+
+from controller.errors import SimError
+from controller.kinematics import quat_to_matrix
+from controller.state import DogState
+from models import LEGS, DogSpec, Skeleton, build_skeleton, preset, urdf_text
+
+# Links whose world pose the controller and the logs read every step (besides the base).
+TRACKED_LINKS = ("chest", "head", "tail1", "LF_fore_toe", "RF_fore_toe", "LH_hind_toe",
+                 "RH_hind_toe")  # fmt: skip
+MAX_BASE_SPEED = 30.0  # [m/s]: faster than any dog runs; beyond it the simulation blew up
+MAX_JOINT_SPEED = 200.0  # [rad/s]
+
+
+@dataclass(frozen=True)
+class Push:
+    """An external force [N] (world frame) on `link`, from `start` [s] for `duration` [s]."""
+
+    start: float
+    force: tuple[float, float, float]
+    duration: float
+    link: str = "chest"
+
+    def __post_init__(self) -> None:
+        if not (self.duration > 0 and math.isfinite(self.duration)):
+            raise SimError(f"push duration must be a positive number of seconds, got "
+                           f"{self.duration!r}")  # fmt: skip
+        if self.start < 0 or not all(math.isfinite(f) for f in self.force):
+            raise SimError(f"push needs a start time >= 0 and a finite force, got {self}")
+
+
+class World:
+    """One independent simulation: a pybullet client, flat ground, terrain and one dog.
+
+    physics_hz: simulation steps per second [Hz]; friction: ground friction coefficient.
+    """
+
+    def __init__(
+        self,
+        spec: DogSpec | str = "shepherd",
+        physics_hz: float = 1000.0,
+        friction: float = 1.0,
+        gui: bool = False,
+    ) -> None:
+        self.spec = preset(spec) if isinstance(spec, str) else spec
+        self.skeleton: Skeleton = build_skeleton(self.spec)
+        if not physics_hz > 0:
+            raise SimError(f"physics_hz must be positive, got {physics_hz!r}")
+        if gui and not os.environ.get("DISPLAY"):
+            raise SimError("--gui needs a display (DISPLAY is not set); run without --gui")
+        self.dt = 1.0 / physics_hz
+        self.friction = friction
+        self.client = BulletClient(pybullet.GUI if gui else pybullet.DIRECT)
+        c = self.client
+        c.setAdditionalSearchPath(pybullet_data.getDataPath())
+        c.setGravity(0.0, 0.0, -9.81)
+        c.setPhysicsEngineParameter(fixedTimeStep=self.dt, numSolverIterations=50,
+                                    deterministicOverlappingPairs=1)  # fmt: skip
+        self.ground = c.loadURDF("plane.urdf", useFixedBase=True)
+        c.changeDynamics(self.ground, -1, lateralFriction=friction)
+        self.terrain: list[int] = []
+        self.t = 0.0
+        self.pushes: list[Push] = []
+        self._egl_plugin: int | None = None
+        self._load_dog()
+
+    # ---------------------------------------------------------------- building
+    def _load_dog(self) -> None:
+        c, sk = self.client, self.skeleton
+        with tempfile.NamedTemporaryFile("w", suffix=".urdf", delete=False) as f:
+            f.write(urdf_text(sk))
+            path = f.name
+        try:
+            self.dog = c.loadURDF(path, [0.0, 0.0, 1.0],
+                                  flags=pybullet.URDF_USE_INERTIA_FROM_FILE)  # fmt: skip
+        finally:
+            os.unlink(path)
+        index_of_joint, index_of_link = {}, {"pelvis": -1}
+        for i in range(c.getNumJoints(self.dog)):
+            info = c.getJointInfo(self.dog, i)
+            index_of_link[info[12].decode()] = i
+            if info[2] == pybullet.JOINT_REVOLUTE:
+                index_of_joint[info[1].decode()] = i
+        self.joint_ids = [index_of_joint[name] for name in sk.joint_names]
+        self.link_ids = index_of_link
+        self.n_joints = len(self.joint_ids)
+        self.lower, self.upper, self.torque_limit = sk.limits()
+        for link_id in index_of_link.values():
+            c.changeDynamics(self.dog, link_id, lateralFriction=self.friction,
+                             linearDamping=0.0, angularDamping=0.0)  # fmt: skip
+        # pybullet drives joints with velocity motors by default: switch them off
+        c.setJointMotorControlArray(self.dog, self.joint_ids, pybullet.VELOCITY_CONTROL,
+                                    forces=[0.0] * self.n_joints)  # fmt: skip
+        self._tracked_ids = [index_of_link[name] for name in TRACKED_LINKS]
+        self._foot_ids = {index_of_link[sk.legs[leg].foot_link]: k for k, leg in enumerate(LEGS)}
+        self._foot_offset = np.array([sk.legs[leg].foot_offset for leg in LEGS])
+        self._torso_ids = {index_of_link[name] for name in sk.torso_links} | {-1}
+        self._zero_torque = [0.0] * self.n_joints
+        self.stand_height = 0.0
+        self.place_dog(sk.stand_angles())
+
+    def place_dog(self, joint_angles: np.ndarray, x: float = 0.0, y: float = 0.0,
+                  yaw: float = 0.0) -> None:  # fmt: skip
+        """Put the dog at rest in pose `joint_angles` [rad] with its feet on the ground."""
+        c = self.client
+        quat = c.getQuaternionFromEuler([0.0, 0.0, yaw])
+        c.resetBasePositionAndOrientation(self.dog, [x, y, 1.0], quat)
+        c.resetBaseVelocity(self.dog, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+        for jid, q in zip(self.joint_ids, joint_angles, strict=True):
+            c.resetJointState(self.dog, jid, float(q), 0.0)
+        feet = self._foot_world(c.getLinkStates(self.dog, list(self._foot_ids)))
+        lowest = float(np.min(feet[:, 2])) - self.spec.foot_radius
+        ground_top = self._ground_height_under(x, y)
+        base_z = 1.0 - lowest + ground_top + 1e-3
+        c.resetBasePositionAndOrientation(self.dog, [x, y, base_z], quat)
+        self.stand_height = base_z - ground_top
+
+    def _ground_height_under(self, x: float, y: float) -> float:
+        hit = self.client.rayTest([x, y, 5.0], [x, y, -1.0])[0]
+        return float(hit[3][2]) if hit[0] >= 0 and hit[0] != self.dog else 0.0
+
+    def add_box(self, center: tuple[float, float, float], half_extents: tuple[float, float, float],
+                friction: float | None = None) -> int:  # fmt: skip
+        """A static box [m] (a step, a platform, an obstacle); returns its body id."""
+        if any(not (h > 0) for h in half_extents):
+            raise SimError(f"box half extents must be positive, got {half_extents}")
+        c = self.client
+        col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=half_extents)
+        vis = c.createVisualShape(pybullet.GEOM_BOX, halfExtents=half_extents,
+                                  rgbaColor=[0.55, 0.5, 0.45, 1.0])  # fmt: skip
+        body = c.createMultiBody(0.0, col, vis, basePosition=center)
+        c.changeDynamics(body, -1, lateralFriction=self.friction if friction is None else friction)
+        self.terrain.append(body)
+        return body
+
+    def add_platform(self, x_start: float, length: float, height: float,
+                     width: float = 2.0) -> int:  # fmt: skip
+        """A platform of `height` [m] starting at x = `x_start` [m] across the dog's path."""
+        return self.add_box((x_start + 0.5 * length, 0.0, 0.5 * height),
+                            (0.5 * length, 0.5 * width, 0.5 * height))  # fmt: skip
+
+    def add_push(self, push: Push) -> None:
+        if push.link not in self.link_ids:
+            raise SimError(f"unknown link {push.link!r} for a push; links: "
+                           f"{', '.join(sorted(self.link_ids))}")  # fmt: skip
+        self.pushes.append(push)
+
+    # ---------------------------------------------------------------- the step
+    def _foot_world(self, toe_states: list) -> np.ndarray:
+        """Foot sphere centres [m] from the toe links' pybullet link states (LF, RF, LH, RH)."""
+        pos = np.array([s[4] for s in toe_states])
+        rot = quat_to_matrix(np.array([s[5] for s in toe_states]))
+        return pos + np.einsum("kij,kj->ki", rot, self._foot_offset)
+
+    def read_state(self) -> DogState:
+        """Everything the controller reads, in one batch of pybullet queries."""
+        c, dog = self.client, self.dog
+        js = c.getJointStates(dog, self.joint_ids)
+        q = np.fromiter((s[0] for s in js), float, self.n_joints)
+        qd = np.fromiter((s[1] for s in js), float, self.n_joints)
+        base_pos, base_quat = c.getBasePositionAndOrientation(dog)
+        base_vel, base_angvel = c.getBaseVelocity(dog)
+        ls = c.getLinkStates(dog, self._tracked_ids, computeLinkVelocity=1)
+        link_pos = np.array([s[4] for s in ls])
+        link_quat = np.array([s[5] for s in ls])
+        link_vel = np.array([s[6] for s in ls])
+        foot_contact = np.zeros(4, dtype=bool)
+        torso_contact = False
+        for cp in c.getContactPoints(bodyA=dog):
+            if cp[2] == dog:
+                continue
+            foot = self._foot_ids.get(cp[3])
+            if foot is not None:
+                foot_contact[foot] = True
+            elif cp[3] in self._torso_ids:
+                torso_contact = True
+        foot_pos = self._foot_world(ls[3:])
+        return DogState(
+            t=self.t, q=q, qd=qd,
+            base_pos=np.array(base_pos), base_quat=np.array(base_quat),
+            base_vel=np.array(base_vel), base_angvel=np.array(base_angvel),
+            link_names=TRACKED_LINKS, link_pos=link_pos, link_quat=link_quat,
+            link_vel=link_vel, foot_pos=foot_pos, foot_contact=foot_contact,
+            torso_contact=torso_contact,
+        )  # fmt: skip
+
+    def clip_torques(self, tau: np.ndarray) -> np.ndarray:
+        """Torques [N*m] clipped to each joint's limit (pybullet itself does not clip)."""
+        return np.clip(tau, -self.torque_limit, self.torque_limit)
+
+    def apply(self, tau: np.ndarray) -> np.ndarray:
+        """Drive every joint by torque; returns the torques actually applied.
+
+        A non-finite torque is not applied (zeros are): the step reports it as unstable.
+        """
+        tau = np.asarray(tau, dtype=float)
+        if tau.shape != (self.n_joints,):
+            raise SimError(f"expected {self.n_joints} joint torques, got shape {tau.shape}")
+        if not np.all(np.isfinite(tau)):
+            self._nonfinite_torque = True
+            tau = np.zeros(self.n_joints)
+        applied = self.clip_torques(tau)
+        self.client.setJointMotorControlArray(self.dog, self.joint_ids, pybullet.TORQUE_CONTROL,
+                                              forces=applied.tolist())  # fmt: skip
+        return applied
+
+    _nonfinite_torque = False
+
+    def step(self) -> None:
+        """Advance the physics by one time step, applying the pushes active now."""
+        for push in self.pushes:
+            if push.start <= self.t < push.start + push.duration:
+                link = self.link_ids[push.link]
+                pos = (self.client.getBasePositionAndOrientation(self.dog)[0] if link < 0
+                       else self.client.getLinkState(self.dog, link)[0])  # fmt: skip
+                self.client.applyExternalForce(self.dog, link, push.force, pos,
+                                               pybullet.WORLD_FRAME)  # fmt: skip
+        self.client.stepSimulation()
+        self.t += self.dt
+
+    def status(self, state: DogState) -> str:
+        """"ok", "fell" (torso or head on the ground, or the base too low) or "unstable"."""
+        if (
+            self._nonfinite_torque
+            or not (np.all(np.isfinite(state.q)) and np.all(np.isfinite(state.base_pos)))
+            or np.linalg.norm(state.base_vel) > MAX_BASE_SPEED
+            or np.max(np.abs(state.qd)) > MAX_JOINT_SPEED
+        ):
+            return "unstable"
+        base_height = state.base_pos[2] - self._ground_height_under(*state.base_pos[:2])
+        if state.torso_contact or base_height < 0.45 * self.stand_height:
+            return "fell"
+        return "ok"
+
+    # ---------------------------------------------------------------- pictures
+    def render(self, width: int, height: int, target: np.ndarray, distance: float = 2.2,
+               yaw_deg: float = 50.0, pitch_deg: float = -18.0) -> np.ndarray:  # fmt: skip
+        """An RGB image (height, width, 3) uint8 of the scene, camera looking at `target`."""
+        c = self.client
+        if self._egl_plugin is None:
+            self._egl_plugin = -1
+            if os.environ.get("QUADSIM_NO_EGL") != "1":
+                egl = pkgutil.get_loader("eglRenderer")
+                if egl is not None:
+                    self._egl_plugin = c.loadPlugin(egl.get_filename(), "_eglRendererPlugin")
+        view = c.computeViewMatrixFromYawPitchRoll(list(map(float, target)), distance,
+                                                   yaw_deg, pitch_deg, 0.0, 2)  # fmt: skip
+        proj = c.computeProjectionMatrixFOV(50.0, width / height, 0.05, 50.0)
+        renderer = (pybullet.ER_BULLET_HARDWARE_OPENGL if self._egl_plugin >= 0
+                    else pybullet.ER_TINY_RENDERER)  # fmt: skip
+        img = c.getCameraImage(width, height, view, proj, renderer=renderer,
+                               lightDirection=[1.0, 1.0, 2.0], shadow=1)  # fmt: skip
+        rgba = np.asarray(img[2], dtype=np.uint8).reshape(height, width, 4)
+        return rgba[:, :, :3].copy()
+
+    @property
+    def renderer_name(self) -> str:
+        return "eglRenderer" if (self._egl_plugin or -1) >= 0 else "TinyRenderer"
+
+    def close(self) -> None:
+        """Disconnect the client; the World is unusable afterwards."""
+        if self.client is not None:
+            if self._egl_plugin is not None and self._egl_plugin >= 0:
+                self.client.unloadPlugin(self._egl_plugin)
+            self.client.disconnect()
+            self.client = None  # type: ignore[assignment]
+
+    def __enter__(self) -> World:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,49 @@
+"""Standing: PD toward the standing pose plus gravity compensation through the legs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from controller.kinematics import LegKinematics, quat_to_matrix
+from controller.pd import gain_arrays, pd_torque
+from controller.state import DogState
+from models import FORE, LEGS, Skeleton
+
+GRAVITY = 9.81  # [m/s^2]
+
+
+def leg_kinematics(skeleton: Skeleton) -> tuple[LegKinematics, np.ndarray]:
+    """The four legs' kinematics, and their joint indices (4, 5) into the joint vector."""
+    hips, lengths, idx = [], [], []
+    for leg in LEGS:
+        lm = skeleton.legs[leg]
+        hips.append(skeleton.link(lm.links[0]).origin)
+        lengths.append(lm.lengths)
+        idx.append([skeleton.joint_index(j) for j in lm.joints])
+    return LegKinematics(np.array(hips), np.array(lengths)), np.array(idx)
+
+
+class StandController:
+    """Holds the standing pose: joint PD plus each foot pushing down its share of the weight."""
+
+    def __init__(self, skeleton: Skeleton, front_weight_share: float = 0.6) -> None:
+        self.skeleton = skeleton
+        self.q_stand = skeleton.stand_angles()
+        self.kp, self.kd = gain_arrays(skeleton)
+        self.legs, self.leg_idx = leg_kinematics(skeleton)
+        weight = skeleton.total_mass * GRAVITY
+        share = np.array([front_weight_share if leg in FORE else 1 - front_weight_share
+                          for leg in LEGS]) / 2  # fmt: skip
+        self.foot_force_world = np.zeros((4, 3))
+        self.foot_force_world[:, 2] = -weight * share  # each foot pushes down on the ground
+
+    def step(self, state: DogState) -> np.ndarray:
+        """Joint torques [N*m] for this step."""
+        tau = pd_torque(state.q, state.qd, self.q_stand, 0.0, self.kp, self.kd)
+        R_front = quat_to_matrix(state.link_quat[state.link_index("chest")])
+        R_back = quat_to_matrix(state.base_quat)
+        R = np.stack([R_front, R_front, R_back, R_back])
+        force_leg = np.einsum("kji,kj->ki", R, self.foot_force_world)  # R^T F per leg
+        _, jac = self.legs.foot_jacobian(state.q[self.leg_idx])
+        tau[self.leg_idx] += np.einsum("kij,ki->kj", jac, force_leg)
+        return tau
