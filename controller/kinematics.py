@@ -97,8 +97,8 @@ def joint_inertias(skeleton: Skeleton, joint_angles: np.ndarray | None = None,
                    own_link_only: bool = False) -> np.ndarray:  # fmt: skip
     """Moment of inertia [kg*m^2] each joint sees about its axis, body in pose `joint_angles`
     (default: the standing pose): the reduced inertia of its subtree against the rest of
-    the body, or with `own_link_only` just the lighter of the two links it joins (the fastest local mode of a
-    chain of short segments, which bounds explicit damping). For gain design."""
+    the body, or with `own_link_only` just the lighter of the two links it joins (the
+    fastest local mode of a chain of short segments, which bounds explicit damping)."""
     q = skeleton.stand_angles() if joint_angles is None else joint_angles
     names = skeleton.joint_names
     frame: dict[str, tuple[np.ndarray, np.ndarray]] = {}

@@ -18,8 +18,12 @@ DEFAULT_KP: dict[str, float] = {
 }  # fmt: skip
 
 
-def gain_arrays(skeleton: Skeleton, kp_by_kind: dict[str, float] | None = None,
-                damping_ratio: float = 0.8, dt: float = 1e-3) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def gain_arrays(
+    skeleton: Skeleton,
+    kp_by_kind: dict[str, float] | None = None,
+    damping_ratio: float = 0.8,
+    dt: float = 1e-3,
+) -> tuple[np.ndarray, np.ndarray]:
     """(kp [N*m/rad], kd [N*m*s/rad]) in joint order.
 
     kp comes from the table, scaled by body mass^(5/3) from 34 kg (inertia ~ m^(5/3));

@@ -5,16 +5,37 @@ This is the only module that talks to pybullet. Everything it hands out is numpy
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import pkgutil
+import sys
 import tempfile
 from dataclasses import dataclass
 
 import numpy as np
-import pybullet
-import pybullet_data
-from pybullet_utils.bullet_client import BulletClient
+
+
+@contextlib.contextmanager
+def _silenced_fd(fd: int):
+    """Send the C library's writes to file descriptor `fd` to /dev/null for a moment
+    (pybullet prints its build time and "argv[0]=" there; stdout must stay clean for JSON)."""
+    (sys.stdout if fd == 1 else sys.stderr).flush()
+    saved = os.dup(fd)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+        yield
+    finally:
+        os.dup2(saved, fd)
+        os.close(devnull)
+        os.close(saved)
+
+
+with _silenced_fd(2):
+    import pybullet
+    import pybullet_data
+    from pybullet_utils.bullet_client import BulletClient
 
 from controller.errors import SimError
 from controller.kinematics import quat_to_matrix
@@ -49,6 +70,9 @@ class World:
     """One independent simulation: a pybullet client, flat ground, terrain and one dog.
 
     physics_hz: simulation steps per second [Hz]; friction: ground friction coefficient.
+    renderer: None (no pictures), "egl" (pybullet's eglRenderer plugin, falling back to
+    TinyRenderer where it does not load) or "tiny". The plugin must load before any body,
+    since it only draws the shapes created after it.
     """
 
     def __init__(
@@ -57,6 +81,7 @@ class World:
         physics_hz: float = 1000.0,
         friction: float = 1.0,
         gui: bool = False,
+        renderer: str | None = None,
     ) -> None:
         self.spec = preset(spec) if isinstance(spec, str) else spec
         self.skeleton: Skeleton = build_skeleton(self.spec)
@@ -66,8 +91,17 @@ class World:
             raise SimError("--gui needs a display (DISPLAY is not set); run without --gui")
         self.dt = 1.0 / physics_hz
         self.friction = friction
-        self.client = BulletClient(pybullet.GUI if gui else pybullet.DIRECT)
+        with _silenced_fd(1):
+            self.client = BulletClient(pybullet.GUI if gui else pybullet.DIRECT)
         c = self.client
+        self._egl_plugin = -1
+        if renderer not in (None, "egl", "tiny"):
+            raise SimError(f"unknown renderer {renderer!r}; choose 'egl', 'tiny' or None")
+        if renderer == "egl" and not gui:
+            egl = pkgutil.get_loader("eglRenderer")
+            if egl is not None:
+                with _silenced_fd(1):
+                    self._egl_plugin = c.loadPlugin(egl.get_filename(), "_eglRendererPlugin")
         c.setAdditionalSearchPath(pybullet_data.getDataPath())
         c.setGravity(0.0, 0.0, -9.81)
         c.setPhysicsEngineParameter(fixedTimeStep=self.dt, numSolverIterations=50,
@@ -75,9 +109,9 @@ class World:
         self.ground = c.loadURDF("plane.urdf", useFixedBase=True)
         c.changeDynamics(self.ground, -1, lateralFriction=friction)
         self.terrain: list[int] = []
+        self._boxes: list[tuple[tuple[float, ...], tuple[float, ...]]] = []
         self.t = 0.0
         self.pushes: list[Push] = []
-        self._egl_plugin: int | None = None
         self._load_dog()
 
     # ---------------------------------------------------------------- building
@@ -111,7 +145,11 @@ class World:
         self._foot_ids = {index_of_link[sk.legs[leg].foot_link]: k for k, leg in enumerate(LEGS)}
         self._foot_offset = np.array([sk.legs[leg].foot_offset for leg in LEGS])
         self._torso_ids = {index_of_link[name] for name in sk.torso_links} | {-1}
-        self._zero_torque = [0.0] * self.n_joints
+        markers = sk.markers.values()
+        # the base (pelvis, id -1) has no link state: its markers read the base pose instead
+        self._marker_link_ids = [max(index_of_link[link], 0) for link, _ in markers]
+        self._marker_on_base = np.array([index_of_link[link] < 0 for link, _ in markers])
+        self._marker_offsets = np.array([offset for _, offset in markers], dtype=float)
         self.stand_height = 0.0
         self.place_dog(sk.stand_angles())
 
@@ -132,8 +170,12 @@ class World:
         self.stand_height = base_z - ground_top
 
     def _ground_height_under(self, x: float, y: float) -> float:
-        hit = self.client.rayTest([x, y, 5.0], [x, y, -1.0])[0]
-        return float(hit[3][2]) if hit[0] >= 0 and hit[0] != self.dog else 0.0
+        """Height [m] of the terrain top under (x, y): the highest box there, else 0."""
+        top = 0.0
+        for (cx, cy, cz), (hx, hy, hz) in self._boxes:
+            if abs(x - cx) <= hx and abs(y - cy) <= hy:
+                top = max(top, cz + hz)
+        return top
 
     def add_box(self, center: tuple[float, float, float], half_extents: tuple[float, float, float],
                 friction: float | None = None) -> int:  # fmt: skip
@@ -147,6 +189,7 @@ class World:
         body = c.createMultiBody(0.0, col, vis, basePosition=center)
         c.changeDynamics(body, -1, lateralFriction=self.friction if friction is None else friction)
         self.terrain.append(body)
+        self._boxes.append((tuple(center), tuple(half_extents)))
         return body
 
     def add_platform(self, x_start: float, length: float, height: float,
@@ -199,6 +242,20 @@ class World:
             link_vel=link_vel, foot_pos=foot_pos, foot_contact=foot_contact,
             torso_contact=torso_contact,
         )  # fmt: skip
+
+    def marker_positions(self) -> np.ndarray:
+        """World positions (M, 3) [m] of the skeleton's markers, in `marker_names` order."""
+        ls = self.client.getLinkStates(self.dog, self._marker_link_ids)
+        pos = np.array([s[4] for s in ls])
+        rot = quat_to_matrix(np.array([s[5] for s in ls]))
+        base_pos, base_quat = self.client.getBasePositionAndOrientation(self.dog)
+        pos[self._marker_on_base] = base_pos
+        rot[self._marker_on_base] = quat_to_matrix(np.array(base_quat))
+        return pos + np.einsum("kij,kj->ki", rot, self._marker_offsets)
+
+    @property
+    def marker_names(self) -> tuple[str, ...]:
+        return tuple(self.skeleton.markers)
 
     def clip_torques(self, tau: np.ndarray) -> np.ndarray:
         """Torques [N*m] clipped to each joint's limit (pybullet itself does not clip)."""
@@ -253,32 +310,28 @@ class World:
                yaw_deg: float = 50.0, pitch_deg: float = -18.0) -> np.ndarray:  # fmt: skip
         """An RGB image (height, width, 3) uint8 of the scene, camera looking at `target`."""
         c = self.client
-        if self._egl_plugin is None:
-            self._egl_plugin = -1
-            if os.environ.get("QUADSIM_NO_EGL") != "1":
-                egl = pkgutil.get_loader("eglRenderer")
-                if egl is not None:
-                    self._egl_plugin = c.loadPlugin(egl.get_filename(), "_eglRendererPlugin")
         view = c.computeViewMatrixFromYawPitchRoll(list(map(float, target)), distance,
                                                    yaw_deg, pitch_deg, 0.0, 2)  # fmt: skip
         proj = c.computeProjectionMatrixFOV(50.0, width / height, 0.05, 50.0)
         renderer = (pybullet.ER_BULLET_HARDWARE_OPENGL if self._egl_plugin >= 0
                     else pybullet.ER_TINY_RENDERER)  # fmt: skip
-        img = c.getCameraImage(width, height, view, proj, renderer=renderer,
-                               lightDirection=[1.0, 1.0, 2.0], shadow=1)  # fmt: skip
+        with _silenced_fd(1):
+            img = c.getCameraImage(width, height, view, proj, renderer=renderer,
+                                   lightDirection=[1.0, 1.0, 2.0], shadow=1)  # fmt: skip
         rgba = np.asarray(img[2], dtype=np.uint8).reshape(height, width, 4)
         return rgba[:, :, :3].copy()
 
     @property
     def renderer_name(self) -> str:
-        return "eglRenderer" if (self._egl_plugin or -1) >= 0 else "TinyRenderer"
+        return "eglRenderer" if self._egl_plugin >= 0 else "TinyRenderer"
 
     def close(self) -> None:
         """Disconnect the client; the World is unusable afterwards."""
         if self.client is not None:
-            if self._egl_plugin is not None and self._egl_plugin >= 0:
-                self.client.unloadPlugin(self._egl_plugin)
-            self.client.disconnect()
+            with _silenced_fd(1):
+                if self._egl_plugin >= 0:
+                    self.client.unloadPlugin(self._egl_plugin)
+                self.client.disconnect()
             self.client = None  # type: ignore[assignment]
 
     def __enter__(self) -> World:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from models.spec import FORE, HIND, LEGS, DogSpec
+from models.spec import FORE, LEGS, DogSpec
 
 X = (1.0, 0.0, 0.0)
 Y = (0.0, 1.0, 0.0)
@@ -98,6 +98,9 @@ class Skeleton:
     head_joints: tuple[str, str]
     tail_joints: tuple[tuple[str, str], ...]
     torso_links: tuple[str, ...]  # links whose ground contact means a fall
+    # motion-capture style markers: name -> (link, position in the link frame [m]); the
+    # names follow the dog_mocap marker set (pelvis, LF_elbow, RH_toe, tail_base, ...)
+    markers: dict[str, tuple[str, tuple[float, float, float]]]
 
     @property
     def joints(self) -> tuple[Joint, ...]:
@@ -174,7 +177,7 @@ def build_skeleton(spec: DogSpec) -> Skeleton:
 
     # spine: pelvis -> spine1..n -> chest, pitch and yaw at each joint
     spine_links, spine_joints = [], []
-    parent, origin = "pelvis", (0.5 * px, 0.0, 0.02)
+    parent, origin = "pelvis", (0.5 * px, 0.0, 0.13 * pz)
     for i in range(1, s.spine_segments + 1):
         name = f"spine{i}"
         pitch, yaw = f"spine{i}_pitch", f"spine{i}_yaw"
@@ -189,14 +192,14 @@ def build_skeleton(spec: DogSpec) -> Skeleton:
     chest_joints = (_joint(s, "chest_pitch", "spine_pitch", Y),
                     _joint(s, "chest_yaw", "spine_yaw", Z))  # fmt: skip
     links.append(Link("chest", parent, origin, chest_joints, s.segment_mass("chest"), "box",
-                      s.chest_size, (0.5 * cx, 0.0, -0.03)))  # fmt: skip
+                      s.chest_size, (0.5 * cx, 0.0, -0.125 * cz)))  # fmt: skip
     spine_joints.append(("chest_pitch", "chest_yaw"))
 
     # neck and head, from the front top of the chest
     ce, se = math.cos(s.neck_elevation), math.sin(s.neck_elevation)
     neck_dir = (ce, 0.0, se)
     neck_joints = []
-    parent, origin = "chest", (cx - 0.02, 0.0, 0.5 * cz - 0.06)
+    parent, origin = "chest", (0.92 * cx, 0.0, 0.25 * cz)
     for i in range(1, s.neck_segments + 1):
         name = f"neck{i}"
         pitch, yaw = f"neck{i}_pitch", f"neck{i}_yaw"
@@ -210,13 +213,13 @@ def build_skeleton(spec: DogSpec) -> Skeleton:
     hx, hy, hz = s.head_size
     head_joints = (_joint(s, "head_pitch", "head_pitch", Y), _joint(s, "head_yaw", "head_yaw", Z))
     links.append(Link("head", parent, origin, head_joints, s.segment_mass("head"), "box",
-                      s.head_size, (0.5 * hx - 0.04, 0.0, 0.0)))  # fmt: skip
+                      s.head_size, (0.33 * hx, 0.0, 0.0)))  # fmt: skip
 
     # tail, from the back top of the pelvis
     ct, st = math.cos(s.tail_depression), math.sin(s.tail_depression)
     tail_dir = (-ct, 0.0, -st)
     tail_joints = []
-    parent, origin = "pelvis", (-0.5 * px, 0.0, 0.5 * pz - 0.03)
+    parent, origin = "pelvis", (-0.5 * px, 0.0, 0.3 * pz)
     for i in range(1, s.tail_segments + 1):
         name = f"tail{i}"
         pitch, yaw = f"tail{i}_pitch", f"tail{i}_yaw"
@@ -268,7 +271,29 @@ def build_skeleton(spec: DogSpec) -> Skeleton:
                      min_inertia=s.min_link_inertia) for k in links]  # fmt: skip
     torso = ("pelvis", *spine_links, "chest", *(f"neck{i + 1}" for i in range(s.neck_segments)),
              "head")  # fmt: skip
+    markers: dict[str, tuple[str, tuple[float, float, float]]] = {
+        "pelvis": ("pelvis", (0.0, 0.0, 0.0)),
+        "mid_spine": (spine_links[len(spine_links) // 2], (0.5 * s.spine_segment_length, 0, 0)),
+        "neck_base": ("neck1", (0.0, 0.0, 0.0)),
+        "mid_neck": (f"neck{s.neck_segments}", (0.0, 0.0, 0.0)),
+        "head": ("head", (0.33 * hx, 0.0, 0.0)),
+    }
+    for leg, lm in legs.items():
+        if leg in FORE:
+            joint_names = ("shoulder", "elbow", "wrist")
+            side = s.shoulder_offset[1] * (1 if leg[0] == "L" else -1)
+            markers[f"{leg}_scapula"] = ("chest", (0.8 * s.shoulder_offset[0], side, 0.375 * cz))
+        else:
+            joint_names = ("hip", "knee", "hock")
+        for name, link in zip(joint_names, lm.links[:3], strict=True):
+            markers[f"{leg}_{name}"] = (link, (0.0, 0.0, 0.0))
+        markers[f"{leg}_toe"] = (lm.foot_link, lm.foot_offset)
+    tail_last = f"tail{s.tail_segments}"
+    markers["tail_base"] = ("tail1", (0.0, 0.0, 0.0))
+    markers["tail_mid"] = (tail_last, (0.0, 0.0, 0.0))
+    markers["tail_tip"] = (tail_last, tuple(s.tail_segment_length * d for d in tail_dir))
     return Skeleton(
+        markers=markers,
         spec=s,
         links=tuple(links),
         legs=legs,

@@ -66,7 +66,7 @@ class DogSpec:
     spine_segments: int = 3
     spine_segment_length: float = 0.12
     spine_radius: float = 0.075
-    chest_size: tuple[float, float, float] = (0.24, 0.20, 0.24)
+    chest_size: tuple[float, float, float] = (0.24, 0.20, 0.22)
     # hips relative to the pelvis frame, shoulders relative to the chest frame (left side)
     hip_offset: tuple[float, float, float] = (-0.03, 0.075, -0.05)
     shoulder_offset: tuple[float, float, float] = (0.14, 0.085, -0.08)
@@ -74,20 +74,20 @@ class DogSpec:
     neck_segments: int = 2
     neck_segment_length: float = 0.13
     neck_radius: float = 0.05
-    neck_elevation: float = math.radians(50.0)  # rest direction above horizontal
-    head_size: tuple[float, float, float] = (0.24, 0.12, 0.12)
+    neck_elevation: float = math.radians(38.0)  # rest direction above horizontal
+    head_size: tuple[float, float, float] = (0.25, 0.11, 0.1)
     tail_segments: int = 2
     tail_segment_length: float = 0.17
     tail_radius: float = 0.02
     tail_depression: float = math.radians(40.0)  # rest direction below horizontal
     # legs: joint-to-joint lengths
-    upper_arm: float = 0.19
-    forearm: float = 0.21
-    fore_cannon: float = 0.09
+    upper_arm: float = 0.17
+    forearm: float = 0.19
+    fore_cannon: float = 0.08
     fore_toe: float = 0.035
-    thigh: float = 0.21
-    shank: float = 0.23
-    hind_cannon: float = 0.12
+    thigh: float = 0.19
+    shank: float = 0.21
+    hind_cannon: float = 0.11
     hind_toe: float = 0.035
     limb_radius: float = 0.03
     foot_radius: float = 0.025
@@ -122,14 +122,14 @@ class DogSpec:
     # standing pose [rad] per joint kind (legs only; spine/neck/tail stand at zero)
     stand_pose: dict[str, float] = field(
         default_factory=lambda: {
-            "shoulder_pitch": 0.45,
-            "elbow": -0.75,
-            "wrist": 0.25,
-            "fore_toe": 0.05,
-            "hip_pitch": -0.55,
-            "knee": 1.15,
-            "hock": -0.85,
-            "hind_toe": 0.25,
+            "shoulder_pitch": 0.26,
+            "elbow": -0.5,
+            "wrist": 0.28,
+            "fore_toe": -0.04,
+            "hip_pitch": -0.53,
+            "knee": 1.16,
+            "hock": -0.89,
+            "hind_toe": 0.26,
         }
     )
 

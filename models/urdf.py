@@ -34,8 +34,23 @@ def _geometry(link: Link) -> str:
     return f'<capsule radius="{_f(radius)}" length="{_f(length)}"/>'
 
 
+# German-shepherd colours: black-and-tan saddle, tan legs and head, dark paws.
+SADDLE = "0.18 0.14 0.1 1"
+TAN = "0.72 0.5 0.27 1"
+PAW = "0.1 0.08 0.07 1"
+
+
+def _colour(link: Link) -> str:
+    name = link.name
+    if name.startswith(("pelvis", "spine", "chest", "tail")):
+        return SADDLE
+    return TAN
+
+
 def _link_xml(link: Link) -> str:
     rpy = _shape_rpy(link)
+    material = f'<material name="c_{link.name}"><color rgba="{_colour(link)}"/></material>'
+
     ixx, iyy, izz = link.inertia_diagonal()
     origin = f'<origin xyz="{_xyz(link.center)}" rpy="{_xyz(rpy)}"/>'
     body = [
@@ -43,13 +58,14 @@ def _link_xml(link: Link) -> str:
         f'  <inertial>{origin}<mass value="{_f(link.mass)}"/>'
         f'<inertia ixx="{_f(ixx)}" iyy="{_f(iyy)}" izz="{_f(izz)}" ixy="0" ixz="0" iyz="0"/>'
         "</inertial>",
-        f"  <visual>{origin}<geometry>{_geometry(link)}</geometry></visual>",
+        f"  <visual>{origin}<geometry>{_geometry(link)}</geometry>{material}</visual>",
         f"  <collision>{origin}<geometry>{_geometry(link)}</geometry></collision>",
     ]
     if link.foot_radius > 0:
         tip = tuple(link.size[1] * d for d in link.direction)
         sphere = f'<geometry><sphere radius="{_f(link.foot_radius)}"/></geometry>'
-        body.append(f'  <visual><origin xyz="{_xyz(tip)}"/>{sphere}</visual>')
+        paw = f'<material name="paw_{link.name}"><color rgba="{PAW}"/></material>'
+        body.append(f'  <visual><origin xyz="{_xyz(tip)}"/>{sphere}{paw}</visual>')
         body.append(f'  <collision><origin xyz="{_xyz(tip)}"/>{sphere}</collision>')
     body.append("</link>")
     return "\n".join(body)

@@ -1,0 +1,166 @@
+"""One simulation run: the World stepped under a controller, with a log and a run summary."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from controller.kinematics import yaw_of
+from controller.recording import VideoRecorder
+from controller.sim import World
+from controller.state import DogState
+from gaits.footfalls import FEET, footfall_stats
+
+
+class Controller(Protocol):
+    def step(self, state: DogState) -> np.ndarray: ...
+
+
+@dataclass
+class RunLog:
+    """The run-log contract of DESIGN.md, sampled at `log_hz`."""
+
+    t: list = field(default_factory=list)
+    base_pos: list = field(default_factory=list)
+    base_quat: list = field(default_factory=list)
+    base_vel: list = field(default_factory=list)
+    foot_pos: list = field(default_factory=list)
+    foot_contact: list = field(default_factory=list)
+    joint_q: list = field(default_factory=list)
+    joint_tau: list = field(default_factory=list)
+    markers: list = field(default_factory=list)
+    extra: dict[str, list] = field(default_factory=dict)
+
+    def add(self, state: DogState, tau: np.ndarray, markers: np.ndarray,
+            extra: dict[str, float] | None = None) -> None:  # fmt: skip
+        self.t.append(state.t)
+        self.base_pos.append(state.base_pos)
+        self.base_quat.append(state.base_quat)
+        self.base_vel.append(state.base_vel)
+        self.foot_pos.append(state.foot_pos)
+        self.foot_contact.append(state.foot_contact)
+        self.joint_q.append(state.q)
+        self.joint_tau.append(tau)
+        self.markers.append(markers)
+        for key, value in (extra or {}).items():
+            self.extra.setdefault(key, []).append(value)
+
+    def arrays(self, marker_names: tuple[str, ...], joint_names: tuple[str, ...]) -> dict:
+        out = {k: np.asarray(getattr(self, k)) for k in (
+            "t", "base_pos", "base_quat", "base_vel", "foot_pos", "foot_contact", "joint_q",
+            "joint_tau", "markers")}  # fmt: skip
+        out["foot_contact"] = out["foot_contact"].astype(bool)
+        out["marker_names"] = np.array(marker_names)
+        out["joint_names"] = np.array(joint_names)
+        out["foot_names"] = np.array(FEET)
+        for key, values in self.extra.items():
+            out[key] = np.asarray(values)
+        return out
+
+
+@dataclass
+class RunResult:
+    status: str  # "ok", "fell" or "unstable"
+    fall_time_s: float | None
+    log: dict
+    wall_time_s: float
+    contacts: np.ndarray  # (steps, 4) bool at the physics rate
+    contact_t: np.ndarray
+
+
+def run_episode(
+    world: World,
+    controller: Controller,
+    duration_s: float,
+    *,
+    log_hz: float = 200.0,
+    recorder: VideoRecorder | None = None,
+    progress: Callable[[float], None] | None = None,
+    extra_log: Callable[[], dict[str, float]] | None = None,
+) -> RunResult:
+    """Step `world` under `controller` for `duration_s` [s] of simulated time.
+
+    Stops early when the dog falls or the simulation becomes unstable; never raises for that.
+    `progress(fraction_done)` is called about 100 times.
+    """
+    steps = int(round(duration_s / world.dt))
+    log_every = max(int(round(1.0 / (log_hz * world.dt))), 1)
+    tick = max(steps // 100, 1)
+    log = RunLog()
+    contacts = np.zeros((steps, 4), dtype=bool)
+    status, fall_time = "ok", None
+    start = time.perf_counter()
+    n = 0
+    for n in range(steps):
+        state = world.read_state()
+        status = world.status(state)
+        if status != "ok":
+            fall_time = state.t
+            break
+        tau = controller.step(state)
+        applied = world.apply(tau)
+        contacts[n] = state.foot_contact
+        if n % log_every == 0:
+            log.add(state, applied, world.marker_positions(), extra_log() if extra_log else None)
+        if recorder is not None and recorder.due(state.t):
+            recorder.capture(world, state)
+        world.step()
+        if progress is not None and n % tick == 0:
+            progress(n / steps)
+    else:
+        n = steps
+    if progress is not None:
+        progress(1.0)
+    wall = time.perf_counter() - start
+    arrays = log.arrays(world.marker_names, world.skeleton.joint_names)
+    t_contacts = np.arange(n) * world.dt
+    return RunResult(status, fall_time, arrays, wall, contacts[:n], t_contacts)
+
+
+def summarize(result: RunResult, *, gait: str, speed_cmd: float, duration_s: float, seed: int,
+              heading_cmd_rad: float = 0.0) -> dict:  # fmt: skip
+    """The run-summary contract of DESIGN.md (forward = +x of the start frame)."""
+    log = result.log
+    t, pos, vel = log["t"], log["base_pos"], log["base_vel"]
+    simulated = float(t[-1]) if len(t) else 0.0
+    half = t >= 0.5 * simulated if len(t) else np.zeros(0, dtype=bool)
+    mean_speed = float(np.mean(vel[half, 0])) if np.any(half) else 0.0
+    heading = np.array([yaw_of(q) for q in log["base_quat"][half]]) if np.any(half) else []
+    heading_err = (float(np.degrees(np.mean(np.abs(_wrap(heading - heading_cmd_rad)))))
+                   if len(heading) else 0.0)  # fmt: skip
+    distance = float(np.sum(np.linalg.norm(np.diff(pos[:, :2], axis=0), axis=1))) if len(t) else 0
+    feet = footfall_stats(result.contact_t, result.contacts) if len(result.contact_t) else {
+        "duty_factor": dict.fromkeys(FEET), "phase_offset": dict.fromkeys(FEET),
+        "stride_period_s": None}  # fmt: skip
+    return {
+        "gait": gait,
+        "speed_cmd": speed_cmd,
+        "duration_s": duration_s,
+        "seed": seed,
+        "status": result.status,
+        "fell": result.status != "ok",
+        "fall_time_s": None if result.fall_time_s is None else round(result.fall_time_s, 3),
+        "mean_speed_mps": round(mean_speed, 4),
+        "lateral_drift_m": round(float(abs(pos[-1, 1] - pos[0, 1])) if len(t) else 0.0, 4),
+        "heading_error_deg": round(heading_err, 3),
+        "distance_m": round(distance, 4),
+        "duty_factor": feet["duty_factor"],
+        "phase_offset": feet["phase_offset"],
+        "stride_period_s": feet["stride_period_s"],
+        "realtime_factor": round(simulated / result.wall_time_s, 3) if result.wall_time_s else None,
+    }
+
+
+def _wrap(angle: np.ndarray) -> np.ndarray:
+    return (np.asarray(angle) + math.pi) % (2 * math.pi) - math.pi
+
+
+def save_log(path: str | Path, log: dict) -> None:
+    """Write the run log as a compressed .npz (arrays as in DESIGN.md)."""
+    np.savez_compressed(path, **log)

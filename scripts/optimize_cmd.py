@@ -1,0 +1,146 @@
+"""`quadsim optimize`: CMA-ES over a gait's free parameters (unit box), checkpointed in --out.
+
+Example: quadsim optimize --gait trot --reference dog_trot_joint_pos.txt --evals 2000 \
+             --workers 2 --out runs/trot1 [--resume] [--executor local|dask-local|dask://H:P]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from optimize.errors import OptimizeError
+
+HIDDEN_OBJECTIVES = ("sim", "sphere")
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register the ``optimize`` subcommand."""
+    p = subparsers.add_parser(
+        "optimize", help="optimize a gait's parameters with CMA-ES", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    p.add_argument("--gait", required=True, help="gait preset name or gait TOML file")
+    p.add_argument("--reference", type=Path, help="reference motion (mocap or CSV) for f_d")
+    p.add_argument("--evals", type=int, default=2000, help="evaluation budget (default 2000)")
+    p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPUs)")
+    p.add_argument("--out", type=Path, required=True, help="run directory")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out")
+    p.add_argument(
+        "--executor",
+        default="local",
+        help="local | dask-local | dask://HOST:PORT | serial (default local)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--free",
+        default=None,
+        help="comma-separated parameter names to optimize (default: the gait's)",
+    )
+    p.add_argument("--popsize", type=int, default=None, help="population (default 4+3 ln n)")
+    p.add_argument("--sigma", type=float, default=0.2, help="initial step in unit box (0.2)")
+    p.add_argument(
+        "--seeds-per-candidate",
+        type=int,
+        default=1,
+        help="simulations per candidate, score = mean (default 1)",
+    )
+    p.add_argument("--pushes", action="store_true", help="random pushes during evaluation")
+    p.add_argument("--ipop", type=int, default=0, help="IPOP restarts (default 0)")
+    p.add_argument("--timeout", type=float, default=300.0, help="per evaluation [s] (300)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--objective", choices=HIDDEN_OBJECTIVES, default="sim", help=argparse.SUPPRESS)
+    p.add_argument("--dim", type=int, default=6, help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def _problem(args: argparse.Namespace):  # noqa: ANN202
+    """(fn, RunConfig fields, finish(best_x, result)) for the chosen objective."""
+    if args.objective == "sphere":
+        from optimize import testfns
+
+        names = tuple(f"x{i}" for i in range(args.dim))
+
+        def finish(best_x: np.ndarray, result: Any) -> Path:
+            path = args.out / "best.txt"
+            path.write_text(" ".join(repr(float(v)) for v in best_x) + "\n")
+            return path
+
+        return testfns.shifted_sphere, {"gait": args.gait, "dim": args.dim,
+                                        "free_names": names}, finish  # fmt: skip
+
+    try:
+        from gaits.params import GaitParams
+    except ImportError as e:
+        raise OptimizeError(f"gait parameters are not available yet (gaits.params: {e})") from e
+    template = GaitParams.load(args.gait)
+    if args.free:
+        names_req = [n.strip() for n in args.free.split(",") if n.strip()]
+        with_free = getattr(template, "with_free", None)
+        if with_free is None:
+            raise OptimizeError("this GaitParams cannot choose free parameters (--free)")
+        template = with_free(names_req)
+    names = tuple(template.free_names())
+    x0 = np.clip(np.asarray(template.to_unit(), dtype=float), 0.0, 1.0)
+    from optimize import sim_eval  # provided by the simulator side
+
+    config = {"gait": args.gait, "template": template,
+              "reference": str(args.reference) if args.reference else None}  # fmt: skip
+    fn = functools.partial(sim_eval.evaluate, config=config)
+
+    def finish(best_x: np.ndarray, result: Any) -> Path:
+        best = GaitParams.from_unit(best_x, template)
+        path = args.out / f"best_{Path(str(args.gait)).stem}.toml"
+        best.save(path, provenance={
+            "source": "optimizer", "optimizer": "cma-es", "seed": args.seed,
+            "evaluations": int(result.evals), "objective": float(result.best_f),
+            "reference": str(args.reference) if args.reference else "",
+            "run_dir": str(args.out),
+        })  # fmt: skip
+        return path
+
+    return fn, {"gait": args.gait, "dim": len(names), "free_names": names,
+                "x0": tuple(x0)}, finish  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run or resume an optimization; prints the best score and where the results are."""
+    from optimize.cmaes import RunConfig, resume
+    from optimize.cmaes import run as cma_run
+    from optimize.executors import make_executor
+
+    if args.evals < 1:
+        raise OptimizeError(f"--evals must be >= 1, got {args.evals}")
+    fn, problem, finish = _problem(args)
+    config = RunConfig(
+        **problem, popsize=args.popsize, sigma0=args.sigma, seed=args.seed,
+        max_evals=args.evals, seeds_per_candidate=args.seeds_per_candidate,
+        pushes=args.pushes, ipop_restarts=args.ipop, timeout_s=args.timeout,
+        meta={"reference": str(args.reference) if args.reference else None,
+              "objective": args.objective},
+    )  # fmt: skip
+    executor = make_executor(args.executor, args.workers)
+    try:
+        if args.resume:
+            result = resume(args.out, fn, expect=config, max_evals=args.evals,
+                            executor=executor, quiet=args.quiet)  # fmt: skip
+        else:
+            result = cma_run(fn, config, args.out, executor=executor, quiet=args.quiet)
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)
+    if result.interrupted:
+        print(f"interrupted: kept {result.generations} complete generation(s) "
+              f"({result.evals} evaluations) in {args.out}; continue with --resume",
+              file=sys.stderr)  # fmt: skip
+        return 130
+    path = finish(result.best_x, result)
+    print(
+        f"best f = {result.best_f:.6g} after {result.evals} evaluations "
+        f"({result.generations} generations, stop: {result.stop_reason}); best: {path}"
+    )
+    return 0

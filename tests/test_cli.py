@@ -1,0 +1,73 @@
+"""The command line: summaries, logs, video, and one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+
+def quadsim(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "scripts.cli", *args], capture_output=True,
+                          text=True, timeout=600)  # fmt: skip
+
+
+def test_stand_json_is_one_object_on_stdout_and_log_follows_the_contract(tmp_path: Path) -> None:
+    log = tmp_path / "stand.npz"
+    out = quadsim("stand", "--duration", "1", "--json", "--log", str(log))
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["fell"] is False and summary["duration_s"] == 1.0
+    assert set(summary["duty_factor"]) == {"LF", "RF", "LH", "RH"}
+    data = np.load(log)
+    T = len(data["t"])
+    J = len(data["joint_names"])
+    assert data["base_pos"].shape == (T, 3) and data["base_quat"].shape == (T, 4)
+    assert data["foot_pos"].shape == (T, 4, 3) and data["foot_contact"].dtype == bool
+    assert data["joint_q"].shape == (T, J) and data["joint_tau"].shape == (T, J)
+    assert data["markers"].shape == (T, len(data["marker_names"]), 3)
+
+
+def test_model_info_and_urdf(tmp_path: Path) -> None:
+    out = quadsim("model", "--info", "--json", "--preset", "small")
+    info = json.loads(out.stdout)
+    assert info["dof"] == 38 and info["total_mass_kg"] == pytest.approx(10.0)
+    urdf = tmp_path / "dog.urdf"
+    assert quadsim("model", "--urdf", str(urdf)).returncode == 0
+    assert urdf.read_text().startswith("<?xml")
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["stand", "--duration", "0"], "positive"),
+        (["stand", "--duration", "-3"], "positive"),
+        (["stand", "--preset", "tiny"], "shepherd, small"),
+        (["model", "--preset", "tiny"], "shepherd, small"),
+        (["stand", "--log", "/no/such/folder/x.npz"], "does not exist"),
+        (["stand", "--record", "/no/such/folder/x.mp4"], "does not exist"),
+        (["stand", "--record", "video.avi"], ".mp4"),
+    ],
+)
+def test_bad_input_is_one_line_on_stderr_and_exit_2(args: list[str], expected: str) -> None:
+    out = quadsim(*args)
+    assert out.returncode == 2
+    assert expected in out.stderr
+    assert "Traceback" not in out.stderr
+    assert out.stdout == ""
+
+
+def test_record_writes_a_playable_mp4_at_30_fps(tmp_path: Path) -> None:
+    import imageio.v3 as iio
+
+    video = tmp_path / "stand.mp4"
+    out = quadsim("stand", "--duration", "1", "--record", str(video), "--quiet")
+    assert out.returncode == 0, out.stderr
+    frames = iio.imread(video)
+    assert 28 <= len(frames) <= 31
+    assert frames.shape[1:] == (480, 640, 3)
+    assert frames[len(frames) // 2].std() > 10  # a picture, not a blank frame

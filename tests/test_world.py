@@ -1,0 +1,118 @@
+"""World: standing, torque limits, independence, determinism, falls and instability."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from controller.episode import run_episode
+from controller.sim import Push, World
+from controller.stand import StandController
+from models import preset
+
+
+def stand(world: World, seconds: float, seed: int | None = None) -> list:
+    """Stand for `seconds`; with a seed, from a randomly perturbed start pose."""
+    if seed is not None:
+        rng = np.random.default_rng(seed)
+        world.place_dog(world.skeleton.stand_angles() + rng.normal(0.0, 0.01, world.n_joints))
+    ctrl = StandController(world.skeleton)
+    states = []
+    for _ in range(int(round(seconds / world.dt))):
+        s = world.read_state()
+        states.append(s)
+        world.apply(ctrl.step(s))
+        world.step()
+    return states
+
+
+def test_dog_stands_ten_seconds_with_little_height_drift() -> None:
+    with World() as world:
+        result = run_episode(world, StandController(world.skeleton), 10.0)
+    assert result.status == "ok"
+    t, z = result.log["t"], result.log["base_pos"][:, 2]
+    settled = z[np.searchsorted(t, 1.0)]
+    assert np.max(np.abs(z[t >= 1.0] - settled)) < 0.02
+    assert np.all(result.log["foot_contact"][t >= 1.0].mean(axis=0) > 0.95)
+
+
+def test_torque_beyond_the_limit_is_applied_at_the_limit() -> None:
+    k_name = "LH_knee"
+
+    def knee_after(scale: float) -> tuple[np.ndarray, np.ndarray]:
+        with World() as world:
+            k = world.skeleton.joint_index(k_name)
+            tau = np.zeros(world.n_joints)
+            tau[k], tau[k + 1] = scale * world.torque_limit[k], -scale * world.torque_limit[k + 1]
+            applied = world.apply(tau)
+            world.step()
+            return applied, world.read_state().qd
+
+    applied_10x, qd_10x = knee_after(10.0)
+    applied_1x, qd_1x = knee_after(1.0)
+    _, qd_half = knee_after(0.5)
+    assert np.array_equal(applied_10x, applied_1x)
+    assert np.array_equal(qd_10x, qd_1x)  # the physics saw exactly the limit
+    assert not np.array_equal(qd_1x, qd_half)
+
+
+def test_two_worlds_in_one_process_are_independent_and_identical() -> None:
+    with World() as a, World() as b:
+        ctrl_a, ctrl_b = StandController(a.skeleton), StandController(b.skeleton)
+        b.add_push(Push(0.0, (0.0, 50.0, 0.0), 0.05))  # only b is pushed
+        for _ in range(300):
+            sa, sb = a.read_state(), b.read_state()
+            a.apply(ctrl_a.step(sa))
+            a.step()
+            b.apply(ctrl_b.step(sb))
+            b.step()
+        pushed_y = b.read_state().base_pos[1]
+    with World() as c:
+        alone = stand(c, 0.3)[-1]
+    assert np.array_equal(sa.q, alone.q)  # a was not disturbed by b
+    assert abs(pushed_y - alone.base_pos[1]) > 1e-4
+
+
+def test_same_seed_gives_bit_identical_state_after_two_seconds() -> None:
+    with World() as w1:
+        s1 = stand(w1, 2.0, seed=3)[-1]
+    with World() as w2:
+        s2 = stand(w2, 2.0, seed=3)[-1]
+    with World() as w3:
+        s3 = stand(w3, 2.0, seed=4)[-1]
+    assert np.array_equal(s1.q, s2.q) and np.array_equal(s1.base_pos, s2.base_pos)
+    assert not np.array_equal(s1.q, s3.q)
+
+
+def test_hard_push_makes_the_fall_detector_fire() -> None:
+    with World() as world:
+        world.add_push(Push(0.5, (0.0, 2500.0, 0.0), 0.2, link="chest"))
+        result = run_episode(world, StandController(world.skeleton), 4.0)
+    assert result.status == "fell"
+    assert 0.5 < result.fall_time_s < 4.0
+
+
+def test_nan_torque_is_reported_unstable_not_raised() -> None:
+    class NaNController:
+        def step(self, state):
+            return np.full(len(state.q), np.nan)
+
+    with World() as world:
+        result = run_episode(world, NaNController(), 1.0)
+    assert result.status == "unstable"
+    assert result.fall_time_s is not None and result.fall_time_s < 0.01
+
+
+def test_small_dog_stands_too() -> None:
+    with World(preset("small")) as world:
+        result = run_episode(world, StandController(world.skeleton), 3.0)
+    assert result.status == "ok"
+
+
+def test_platforms_and_boxes_are_solid_ground() -> None:
+    with World() as world:
+        world.add_platform(x_start=-1.0, length=2.0, height=0.2)
+        world.place_dog(world.skeleton.stand_angles())
+        result = run_episode(world, StandController(world.skeleton), 1.0)
+        assert result.status == "ok"
+        assert result.log["base_pos"][-1, 2] == pytest.approx(0.2 + world.stand_height, abs=0.02)
