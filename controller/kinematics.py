@@ -6,6 +6,8 @@ fully described by its joint axes (local, unit) and the offsets between joints.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from models import Link, Skeleton
@@ -51,7 +53,7 @@ def rot_y(angle: np.ndarray) -> np.ndarray:
 class LegKinematics:
     """Forward kinematics and foot Jacobians of the four legs at once, in leg-frame coordinates.
 
-    Each leg: hip/shoulder pitch (y) and roll (x) at `hip_pos_legframe`, then knee/elbow,
+    Each leg: hip/shoulder roll (x) then pitch (y) at `hip_pos_legframe`, then knee/elbow,
     hock/wrist and toe pitch joints, with segment lengths `lengths` (4 legs x 4) [m] hanging
     along -z at zero angles. Angles are (4 legs, 5 joints) [rad].
     """
@@ -66,7 +68,7 @@ class LegKinematics:
         """Joint positions (4, 5, 3): hip, knee, hock, toe joint, foot centre [m, leg frame];
         and the world-from-segment rotations (4, 4, 3, 3) of thigh, shank, cannon, toe."""
         a = np.asarray(angles, dtype=float)
-        r_thigh = rot_y(a[:, 0]) @ rot_x(a[:, 1])
+        r_thigh = rot_x(a[:, 0]) @ rot_y(a[:, 1])
         r_shank = r_thigh @ rot_y(a[:, 2])
         r_cannon = r_shank @ rot_y(a[:, 3])
         r_toe = r_cannon @ rot_y(a[:, 4])
@@ -82,8 +84,8 @@ class LegKinematics:
         pos, rots = self.forward(angles)
         a = np.asarray(angles, dtype=float)
         axes = np.empty((4, 5, 3))
-        axes[:, 0] = (0.0, 1.0, 0.0)
-        axes[:, 1] = rot_y(a[:, 0])[:, :, 0]  # roll axis: x after the pitch
+        axes[:, 0] = (1.0, 0.0, 0.0)
+        axes[:, 1] = rot_x(a[:, 0])[:, :, 1]  # pitch axis: y after the roll
         axes[:, 2] = rots[:, 0, :, 1]  # knee pitch axis: y of the thigh
         axes[:, 3] = rots[:, 1, :, 1]
         axes[:, 4] = rots[:, 2, :, 1]
@@ -93,44 +95,64 @@ class LegKinematics:
         return foot, jac
 
 
+@dataclass(frozen=True)
+class TreePose:
+    """World-free pose of the whole body with the pelvis at the origin, axes aligned."""
+
+    link_pos: dict[str, np.ndarray]  # link frame origins [m]
+    link_rot: dict[str, np.ndarray]  # link frame rotations
+    com: dict[str, np.ndarray]  # link centres of mass [m]
+    pivot: dict[str, np.ndarray]  # joint name -> joint position [m]
+    axis: dict[str, np.ndarray]  # joint name -> joint axis (unit)
+    subtree: dict[str, list[str]]  # link name -> itself and every link below it
+
+
+def tree_pose(skeleton: Skeleton, joint_angles: np.ndarray | None = None) -> TreePose:
+    """Forward kinematics of every link (a setup-time tool: Python loops over the tree)."""
+    q = skeleton.stand_angles() if joint_angles is None else joint_angles
+    names = skeleton.joint_names
+    link_pos: dict[str, np.ndarray] = {}
+    link_rot: dict[str, np.ndarray] = {}
+    com, pivot, axis = {}, {}, {}
+    for link in skeleton.links:  # parents come first
+        if link.parent is None:
+            p, R = np.zeros(3), np.eye(3)
+        else:
+            p = link_pos[link.parent] + link_rot[link.parent] @ np.array(link.origin)
+            R = link_rot[link.parent].copy()
+        for j in link.joints:
+            pivot[j.name], axis[j.name] = p, R @ np.array(j.axis)
+            R = R @ _axis_rotation(np.array(j.axis), q[names.index(j.name)])
+        link_pos[link.name], link_rot[link.name] = p, R
+        com[link.name] = p + R @ np.array(link.center)
+    children: dict[str, list[str]] = {}
+    for link in skeleton.links:
+        if link.parent is not None:
+            children.setdefault(link.parent, []).append(link.name)
+
+    def below(name: str) -> list[str]:
+        out = [name]
+        for ch in children.get(name, []):
+            out += below(ch)
+        return out
+
+    subtree = {link.name: below(link.name) for link in skeleton.links}
+    return TreePose(link_pos, link_rot, com, pivot, axis, subtree)
+
+
 def joint_inertias(skeleton: Skeleton, joint_angles: np.ndarray | None = None,
                    own_link_only: bool = False) -> np.ndarray:  # fmt: skip
     """Moment of inertia [kg*m^2] each joint sees about its axis, body in pose `joint_angles`
     (default: the standing pose): the reduced inertia of its subtree against the rest of
     the body, or with `own_link_only` just the lighter of the two links it joins (the
     fastest local mode of a chain of short segments, which bounds explicit damping)."""
-    q = skeleton.stand_angles() if joint_angles is None else joint_angles
+    pose = tree_pose(skeleton, joint_angles)
     names = skeleton.joint_names
-    frame: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    joint_frames: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # joint -> (pivot, axis) world
-    coms: dict[str, np.ndarray] = {}
-    for link in skeleton.links:  # parents come first
-        if link.parent is None:
-            p, R = np.zeros(3), np.eye(3)
-        else:
-            pp, pR = frame[link.parent]
-            p, R = pp + pR @ np.array(link.origin), pR.copy()
-        for j in link.joints:
-            axis = R @ np.array(j.axis)
-            joint_frames[j.name] = (p, axis)
-            R = R @ _axis_rotation(np.array(j.axis), q[names.index(j.name)])
-        frame[link.name] = (p, R)
-        coms[link.name] = p + R @ np.array(link.center)
-    children: dict[str, list[str]] = {}
-    for link in skeleton.links:
-        if link.parent is not None:
-            children.setdefault(link.parent, []).append(link.name)
-
-    def subtree(name: str) -> list[str]:
-        out = [name]
-        for ch in children.get(name, []):
-            out += subtree(ch)
-        return out
 
     def about_axis(group: list[Link], pivot: np.ndarray, axis: np.ndarray) -> float:
         total = 0.0
         for b in group:
-            r = coms[b.name] - pivot
+            r = pose.com[b.name] - pivot
             r_perp = r - axis * (r @ axis)
             total += b.mass * (r_perp @ r_perp) + max(b.inertia_diagonal())
         return total
@@ -139,18 +161,33 @@ def joint_inertias(skeleton: Skeleton, joint_angles: np.ndarray | None = None,
     # the reduced inertia of the two sides.
     inertia = np.zeros(len(names))
     for link in skeleton.links:
-        below = {n for n in subtree(link.name)}
+        below = set(pose.subtree[link.name])
         inner = [k for k in skeleton.links if k.name in below]
+        outer = [k for k in skeleton.links if k.name not in below]
         if own_link_only:  # the lighter of the two links the joint sits between
             parent = skeleton.link(link.parent) if link.parent else link
             inner = [min(link, parent, key=lambda k: k.mass)]
-        outer = [k for k in skeleton.links if k.name not in below]
         for j in link.joints:
-            pivot, axis = joint_frames[j.name]
+            pivot, axis = pose.pivot[j.name], pose.axis[j.name]
             i_in, i_out = about_axis(inner, pivot, axis), about_axis(outer, pivot, axis)
             inertia[names.index(j.name)] = (i_in if own_link_only
                                             else i_in * i_out / (i_in + i_out))  # fmt: skip
     return inertia
+
+
+def static_gravity_torques(skeleton: Skeleton, joints: list[str], gravity: float = 9.81,
+                           joint_angles: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+    """Torques [N*m] at `joints` that hold everything beyond each joint up against gravity,
+    body in pose `joint_angles` (default standing) and level: tau = sum (a x r) . m g z."""
+    pose = tree_pose(skeleton, joint_angles)
+    owner = {j.name: link.name for link in skeleton.links for j in link.joints}
+    out = np.zeros(len(joints))
+    up = np.array([0.0, 0.0, gravity])
+    for k, name in enumerate(joints):
+        pivot, axis = pose.pivot[name], pose.axis[name]
+        for b in pose.subtree[owner[name]]:
+            out[k] += np.cross(axis, pose.com[b] - pivot) @ (skeleton.link(b).mass * up)
+    return out
 
 
 def _axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:

@@ -223,6 +223,7 @@ class World:
         link_pos = np.array([s[4] for s in ls])
         link_quat = np.array([s[5] for s in ls])
         link_vel = np.array([s[6] for s in ls])
+        link_angvel = np.array([s[7] for s in ls])
         foot_contact = np.zeros(4, dtype=bool)
         torso_contact = False
         for cp in c.getContactPoints(bodyA=dog):
@@ -239,7 +240,7 @@ class World:
             base_pos=np.array(base_pos), base_quat=np.array(base_quat),
             base_vel=np.array(base_vel), base_angvel=np.array(base_angvel),
             link_names=TRACKED_LINKS, link_pos=link_pos, link_quat=link_quat,
-            link_vel=link_vel, foot_pos=foot_pos, foot_contact=foot_contact,
+            link_vel=link_vel, link_angvel=link_angvel, foot_pos=foot_pos, foot_contact=foot_contact,
             torso_contact=torso_contact,
         )  # fmt: skip
 

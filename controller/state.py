@@ -14,7 +14,8 @@ class DogState:
     q, qd: joint angles [rad] and rates [rad/s] in Skeleton.joint_names order.
     base_*: the pelvis (the back leg frame): position [m], quaternion xyzw, velocity [m/s],
     angular velocity [rad/s]. link_*: the links named in link_names (World.TRACKED_LINKS),
-    frame position [m], quaternion xyzw, velocity [m/s]. foot_pos: foot sphere centres [m].
+    frame position [m], quaternion xyzw, velocity [m/s], angular velocity [rad/s].
+    foot_pos: foot sphere centres [m].
     """
 
     t: float
@@ -28,6 +29,7 @@ class DogState:
     link_pos: np.ndarray
     link_quat: np.ndarray
     link_vel: np.ndarray
+    link_angvel: np.ndarray
     foot_pos: np.ndarray
     foot_contact: np.ndarray
     torso_contact: bool

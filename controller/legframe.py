@@ -1,0 +1,52 @@
+"""Leg frames (front: chest, back: pelvis): the virtual force and torque each frame wants,
+and how its stance legs share them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def frame_force(
+    height_error: float,
+    vertical_speed: float,
+    vel_error_xy: np.ndarray,
+    weight: float,
+    kp_h: float,
+    kd_h: float,
+    kv: np.ndarray,
+) -> np.ndarray:
+    """Virtual force [N] (world) on a leg frame: height PD, velocity gain k_v per horizontal
+    axis, and the weight the frame carries. vel_error_xy: (2,) world [m/s]; kv: (2,) world."""
+    f = np.empty(3)
+    f[:2] = kv * vel_error_xy
+    f[2] = kp_h * height_error - kd_h * vertical_speed + weight
+    return f
+
+
+def yaw_forces(yaw_torque: float, lever_xy: np.ndarray, stance: np.ndarray) -> np.ndarray:
+    """Horizontal forces (k, 3) [N] at the stance feet that turn their frame by `yaw_torque`
+    [N*m] about the vertical: f_i = tau z x r_i / sum |r_i|^2 (r_i: frame to foot)."""
+    out = np.zeros((len(stance), 3))
+    r = lever_xy[stance]
+    denom = float(np.sum(r * r))
+    if denom < 1e-6:
+        return out
+    out[stance, 0] = -yaw_torque * r[:, 1] / denom
+    out[stance, 1] = yaw_torque * r[:, 0] / denom
+    return out
+
+
+def share_frame_torque(
+    torque_world: np.ndarray,
+    hip_axes_world: np.ndarray,
+    stance: np.ndarray,
+) -> np.ndarray:
+    """Hip roll and pitch torques (k, 2) [N*m] of a frame's legs so that the stance hips
+    together turn the frame by `torque_world` (a joint torque acts with the opposite sign
+    on the frame, its parent): tau_stance_i = -(a . tau_LF) / N_stance. Swing legs get 0.
+    hip_axes_world: (k, 2, 3) roll and pitch axes."""
+    out = np.zeros((len(stance), 2))
+    n = int(np.count_nonzero(stance))
+    if n:
+        out[stance] = -np.einsum("kaj,j->ka", hip_axes_world[stance], torque_world) / n
+    return out

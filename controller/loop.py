@@ -1,0 +1,318 @@
+"""Controller: the Coros et al. (2011) control step, composed from the pure parts.
+
+Per step: gait phase -> stance/swing per leg -> foot targets (stance: hold the foot under the
+desired leg-frame pose; swing: placement and swing path) -> leg IK -> PD on every joint but
+the stance hips -> leg-frame virtual forces through J^T on the stance legs -> leg-frame
+orientation torque shared by the stance hips -> gravity compensation of swing legs, neck,
+head and tail -> the spine's quaternion split.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from controller.kinematics import quat_to_matrix, rot_x, static_gravity_torques
+from controller.legframe import frame_force, share_frame_torque, yaw_forces
+from controller.legik import leg_ik
+from controller.pd import gain_arrays
+from controller.sim import TRACKED_LINKS
+from controller.spine import quat_from_pitch_yaw, split_spine
+from controller.stand import GRAVITY, leg_kinematics
+from controller.state import DogState
+from controller.swing import foot_angles, foot_placement, swing_path
+from controller.virtual_force import jt_force, rotation_error
+from gaits.params import GaitParams
+from models import FORE, HIND, LEGS, Skeleton
+
+FRONT, BACK = 0, 1
+FRAME_OF_LEG = np.array([FRONT, FRONT, BACK, BACK])
+SIDE = np.array([1.0 if leg[0] == "L" else -1.0 for leg in LEGS])
+BEND = np.array([-1.0 if leg in FORE else 1.0 for leg in LEGS])  # elbows back, knees forward
+CHEST = TRACKED_LINKS.index("chest")
+EARLY_CONTACT = 0.8  # a swing foot touching down after 80% of its swing counts as stance
+MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
+
+
+@dataclass
+class Command:
+    """What the dog is asked to do: forward speed [m/s] and heading [rad] (world yaw)."""
+
+    speed_mps: float = 0.0
+    heading_rad: float = 0.0
+    turn_rate_rps: float = 0.0
+
+
+class Controller:
+    """The per-step controller. Holds only gait-phase state; everything else is read from
+    the DogState each step. dt: the physics time step [s]."""
+
+    def __init__(self, skeleton: Skeleton, params: GaitParams, dt: float = 1e-3,
+                 accel_limit_mps2: float = 1.0) -> None:  # fmt: skip
+        self.skeleton = skeleton
+        self.dt = dt
+        self.accel_limit = accel_limit_mps2
+        self.legs, self.leg_idx = leg_kinematics(skeleton)
+        self.kp, self.kd = gain_arrays(skeleton, dt=dt)
+        names = skeleton.joint_names
+        self.lower, self.upper, _ = skeleton.limits()
+        self.spine_idx = np.array([[names.index(p), names.index(y)]
+                                   for p, y in skeleton.spine_joints])  # fmt: skip
+        self.neck_idx = [names.index(j) for pair in skeleton.neck_joints for j in pair]
+        self.head_pitch_idx = names.index(skeleton.head_joints[0])
+        self.tail_idx = [names.index(j) for pair in skeleton.tail_joints for j in pair]
+        self.tail_pitch_idx = names.index(skeleton.tail_joints[0][0])
+        self.spine_kp0, self.spine_kd0 = self.kp[self.spine_idx].copy(), self.kd[self.spine_idx]
+        # neck, head and tail hold their own weight (virtual forces with the front frame
+        # or the pelvis as base, evaluated once in the standing pose)
+        upper_body = [j for pair in skeleton.neck_joints for j in pair]
+        upper_body += list(skeleton.head_joints)
+        upper_body += [j for pair in skeleton.tail_joints for j in pair]
+        self.hold_idx = np.array([names.index(j) for j in upper_body])
+        self.hold_tau = static_gravity_torques(skeleton, upper_body)
+        # mass carried by each leg frame (its own links, its legs, neck and head or tail,
+        # and its share of the spine by fractional distance: w = 1/2 for a uniform spine)
+        mass = {k.name: k.mass for k in skeleton.links}
+        conn = skeleton.spec.connector_mass
+        spine = sum(mass[n] for n in skeleton.spine_links) + conn * 2 * len(skeleton.spine_joints)
+        front_parts = ["chest", "head", *[n for n in mass if n.startswith("neck")]]
+        front_parts += [n for n in mass if n[:2] in FORE]
+        back_parts = ["pelvis", *[n for n in mass if n.startswith("tail")]]
+        back_parts += [n for n in mass if n[:2] in HIND]
+        self.frame_weight = GRAVITY * np.array([
+            sum(mass[n] for n in front_parts) + 0.5 * spine,
+            sum(mass[n] for n in back_parts) + 0.5 * spine,
+        ])  # fmt: skip
+        self.frame_weight *= skeleton.total_mass * GRAVITY / self.frame_weight.sum()
+        self.seg_mass = np.array([[mass[n] for n in skeleton.legs[leg].links] for leg in LEGS])
+        self.foot_radius = skeleton.spec.foot_radius
+        self.command = Command()
+        self.set_params(params)
+        self.phase = 0.0
+        self.t = 0.0
+        self.speed_now = 0.0
+        self.heading_now: float | None = None
+        self.stance = np.ones(4, dtype=bool)
+        self.liftoff = np.zeros((4, 2))
+        self.anchor = np.zeros((4, 2))
+        self._hold = np.zeros(4, dtype=bool)
+        self.ground = np.zeros(4)
+        self._started = False
+        self._dbg = {}
+
+    def set_params(self, params: GaitParams) -> None:
+        """Use `params` from now on (the phase carries over)."""
+        self.params = params
+        p = params
+        self.graph = p.graph()
+        self.kp[self.spine_idx] = self.spine_kp0 * p["spine_stiffness"]
+        self.kd[self.spine_idx] = self.spine_kd0 * min(p["spine_stiffness"], 1.0)
+        self._leg = {name: p.leg(name) for name in (
+            "swing_height_m", "step_offset_x_m", "step_offset_y_m", "stance_cannon_rad",
+            "swing_cannon_rad", "toe_off_rad", "foot_strike_rad", "toe_off_lead_s",
+            "strike_lead_s")}  # fmt: skip
+
+    # ------------------------------------------------------------------ the step
+    def step(self, state: DogState) -> np.ndarray:
+        """Joint torques [N*m] for this physics step."""
+        p, leg, dt = self.params, self._leg, self.dt
+        graph = self.graph
+        if not self._started:
+            self._start(state)
+        # command: speed ramps at the acceleration limit; heading turns at the turn rate
+        cmd = self.command
+        dv = np.clip(cmd.speed_mps - self.speed_now, -self.accel_limit * dt, self.accel_limit * dt)
+        self.speed_now += dv
+        self.heading_now += cmd.turn_rate_rps * dt
+        heading = self.heading_now
+        ch, sh = math.cos(heading), math.sin(heading)
+        H = np.array([[ch, -sh, 0.0], [sh, ch, 0.0], [0.0, 0.0, 1.0]])
+
+        # -------- gait phase and stance/swing
+        period = graph.period_s
+        swing_dur = np.asarray(graph.swing_duration)
+        swing_p = graph.swing_progress(self.phase)
+        stance_p = graph.stance_progress(self.phase)
+        in_swing = swing_p >= 0.0
+        self._hold &= in_swing  # legs held down at the start join the gait after this swing
+        stance = ~in_swing | self._hold | (state.foot_contact & (swing_p > EARLY_CONTACT))
+        lifted = self.stance & ~stance
+        t_swing, t_stance = swing_dur * period, (1.0 - swing_dur) * period
+        time_to_strike = np.where(in_swing, (1.0 - swing_p) * t_swing, 0.0)
+        time_to_liftoff = np.where(in_swing, 0.0, (1.0 - stance_p) * t_stance)
+
+        # -------- leg frames
+        R_front = quat_to_matrix(state.link_quat[CHEST])
+        R_back = quat_to_matrix(state.base_quat)
+        frame_R = np.stack([R_front, R_back])
+        frame_pos = np.stack([state.link_pos[CHEST], state.base_pos])
+        frame_vel = np.stack([state.link_vel[CHEST], state.base_vel])
+        frame_w = np.stack([state.link_angvel[CHEST], state.base_angvel])
+        R_leg = frame_R[FRAME_OF_LEG]
+        p_leg = frame_pos[FRAME_OF_LEG]
+        q_leg = state.q[self.leg_idx]
+        _, jac_local = self.legs.foot_jacobian(q_leg)
+        jac = np.einsum("kij,kjn->kin", R_leg, jac_local)
+        hip_world = p_leg + np.einsum("kij,kj->ki", R_leg, self.legs.hip)
+        foot = state.foot_pos
+        touchdown = stance & ~self.stance
+        self.ground[touchdown] = foot[touchdown, 2] - self.foot_radius
+        self.anchor[touchdown] = foot[touchdown, :2]
+        self.liftoff[lifted] = foot[lifted, :2]
+        self.stance = stance
+
+        pitch_d = p["body_pitch_rad"]
+        q_desired = quat_from_pitch_yaw(pitch_d, heading)
+        R_desired = quat_to_matrix(q_desired)
+        frame_pitch = np.array([_pitch_of(R) for R in frame_R])
+        height_d = np.array([p["height_front_m"], p["height_back_m"]])
+
+        # -------- foot targets (world), then leg-frame coordinates
+        v_d = H[:2, :2] @ np.array([self.speed_now, 0.0])
+        offset = (H[:2, :2] @ np.stack([leg["step_offset_x_m"],
+                                        SIDE * leg["step_offset_y_m"]])).T  # fmt: skip
+        s_fp = np.array([p["fp_sagittal_s"], p["fp_coronal_s"]])
+        # the paper's feedback (v - v_d) s_fp, sagittal and coronal gains in the heading frame
+        v_legframe = frame_vel[FRAME_OF_LEG, :2]
+        v_err_h = np.clip((v_legframe - v_d) @ H[:2, :2], -MAX_FP_ERROR, MAX_FP_ERROR)
+        feedback = (v_err_h * s_fp) @ H[:2, :2].T
+        landing = foot_placement(hip_world[:, :2], v_legframe, time_to_strike, t_stance, offset,
+                                 feedback)  # fmt: skip
+        swing_target = swing_path(self.liftoff, landing, swing_p, leg["swing_height_m"],
+                                  self.ground)  # fmt: skip
+        # stance feet hold the point where they struck; the leg is posed as if its frame
+        # already stood at the desired height and orientation
+        ground_frame = np.array([self.ground[:2].mean(), self.ground[2:].mean()])
+        frame_pos_d = frame_pos.copy()
+        frame_pos_d[:, 2] = ground_frame + height_d
+        stance_target = np.concatenate([self.anchor, (self.ground + self.foot_radius)[:, None]],
+                                       axis=1)  # fmt: skip
+        stance_local = np.einsum("ji,kj->ki", R_desired, stance_target - frame_pos_d[FRAME_OF_LEG])
+        target_local = np.where(
+            stance[:, None],
+            stance_local,
+            np.einsum("kji,kj->ki", R_leg, swing_target - p_leg),
+        )
+        plane_pitch = np.where(stance, pitch_d, frame_pitch[FRAME_OF_LEG])
+        cannon = foot_angles(leg["stance_cannon_rad"], leg["swing_cannon_rad"],
+                             leg["stance_cannon_rad"], leg["stance_cannon_rad"], swing_p,
+                             time_to_liftoff, time_to_strike, leg["toe_off_lead_s"],
+                             leg["strike_lead_s"])  # fmt: skip
+        toe = foot_angles(np.zeros(4), leg["swing_cannon_rad"], leg["toe_off_rad"],
+                          leg["foot_strike_rad"], swing_p, time_to_liftoff, time_to_strike,
+                          leg["toe_off_lead_s"], leg["strike_lead_s"])  # fmt: skip
+        self._dbg["target_local"] = target_local
+        q_target = self.skeleton_targets
+        q_target[self.leg_idx] = leg_ik(target_local, self.legs.hip, self.legs.lengths,
+                                        cannon - plane_pitch, toe - plane_pitch, BEND)  # fmt: skip
+
+        # -------- spine, head, tail
+        flex = p["spine_flex_rad"] * math.cos(2 * math.pi * (self.phase - p["spine_flex_phase"]))
+        n_spine = len(self.spine_idx)
+        spine = split_spine(q_desired, quat_from_pitch_yaw(pitch_d + flex, heading), n_spine)
+        q_target[self.spine_idx] = spine
+        q_target[self.head_pitch_idx] = p["head_pitch_rad"] - frame_pitch[FRONT]
+        q_target[self.tail_pitch_idx] = p["tail_pitch_rad"]
+        np.clip(q_target, self.lower, self.upper, out=q_target)
+
+        # -------- PD on every joint; on the supporting hips it is scaled by stance_hip_pd
+        # (0: the paper's torque-only stance hips; the IK targets of a stance leg pose it for
+        # the desired leg-frame orientation, so this PD is that frame's orientation PD in
+        # joint space). Only stance legs that touch the ground support the body: a stance
+        # foot in the air keeps its PD and takes no virtual force.
+        support = stance & state.foot_contact
+        tau = self.kp * (q_target - state.q) - self.kd * state.qd
+        stance_hips = self.leg_idx[:, :2][support]
+        tau[stance_hips] *= p["stance_hip_pd"]
+        tau[self.hold_idx] += self.hold_tau
+
+        # -------- leg-frame virtual forces on the stance legs, and frame torques
+        kv = np.array([p["kv_sagittal_Ns_per_m"], p["kv_coronal_Ns_per_m"]])
+        leg_force = np.zeros((4, 3))
+        frame_torque = np.zeros((2, 3))
+        for f, legs_f in ((FRONT, slice(0, 2)), (BACK, slice(2, 4))):
+            st = support[legs_f]
+            n_st = int(np.count_nonzero(st))
+            if n_st == 0:
+                continue
+            vel_err = H[:2, :2] @ (kv * ((v_d - frame_vel[f, :2]) @ H[:2, :2]))
+            height_err = frame_pos_d[f, 2] - frame_pos[f, 2]
+            F = frame_force(height_err, frame_vel[f, 2], vel_err, self.frame_weight[f],
+                            p["kp_height_N_per_m"], p["kd_height_Ns_per_m"],
+                            np.ones(2))  # fmt: skip
+            yaw_err = _wrap(heading - _yaw_of(frame_R[f]))
+            yaw_torque = p["kp_yaw_Nm_per_rad"] * yaw_err - p["kd_yaw_Nms_per_rad"] * frame_w[f, 2]
+            lever = foot[legs_f, :2] - frame_pos[f, :2]
+            forces = yaw_forces(yaw_torque, lever, st)
+            forces[st] += F / n_st
+            leg_force[legs_f] = forces
+            frame_torque[f] = (p["kp_orient_Nm_per_rad"] * rotation_error(R_desired, frame_R[f])
+                               - p["kd_orient_Nms_per_rad"] * frame_w[f])  # fmt: skip
+        # the stance feet push on the ground with -F: tau = J^T (-F)
+        tau[self.leg_idx] += jt_force(jac, -leg_force) * support[:, None]
+
+        # hip axes in the world: roll about the frame's x, pitch about y after the roll
+        roll_axis = R_leg[:, :, 0]
+        pitch_axis = (R_leg @ rot_x(q_leg[:, 0]))[:, :, 1]
+        axes = np.stack([roll_axis, pitch_axis], axis=1)
+        swing_hip_tau = tau[self.leg_idx[:, :2]] * (~support)[:, None]
+        for f, legs_f in ((FRONT, slice(0, 2)), (BACK, slice(2, 4))):
+            # what the swing hips already do to the frame (a joint acts on its parent with -tau)
+            from_swing = -np.einsum("ka,kaj->j", swing_hip_tau[legs_f], axes[legs_f])
+            needed = frame_torque[f] - from_swing
+            share = share_frame_torque(needed, axes[legs_f], support[legs_f])
+            self._dbg[f] = (needed.round(1), share.round(1))
+            tau[self.leg_idx[legs_f, :2]] += share
+
+        # -------- gravity compensation of the swing legs (base: their leg frame)
+        tau[self.leg_idx] += self._swing_gravity(q_leg, R_leg) * (~stance)[:, None]
+
+        self.phase = (self.phase + dt / period) % 1.0
+        self.t += dt
+        return tau
+
+    # ------------------------------------------------------------------ helpers
+    def _start(self, state: DogState) -> None:
+        self._started = True
+        self.skeleton_targets = self.skeleton.stand_angles().copy()
+        self.heading_now = self.command.heading_rad
+        self.ground[:] = state.foot_pos[:, 2] - self.foot_radius
+        self.liftoff[:] = state.foot_pos[:, :2]
+        self.anchor[:] = state.foot_pos[:, :2]
+        self.stance[:] = True
+        # legs whose swing is under way at phase 0 stay down until it is over
+        self._hold = self.graph.swing_progress(self.phase) >= 0.0
+
+    def _swing_gravity(self, q_leg: np.ndarray, R_leg: np.ndarray) -> np.ndarray:
+        """Joint torques (4, 5) holding each leg's segments up: sum_s J_s^T (m_s g z)."""
+        pos, _ = self.legs.forward(q_leg)
+        pos_w = np.einsum("kij,ksj->ksi", R_leg, pos)
+        com = 0.5 * (pos_w[:, :4] + pos_w[:, 1:])  # segment midpoints (4 legs, 4 segments)
+        axes = np.empty((4, 5, 3))
+        axes[:, 0] = R_leg[:, :, 0]
+        r_roll = R_leg @ rot_x(q_leg[:, 0])
+        axes[:, 1] = r_roll[:, :, 1]
+        axes[:, 2:] = axes[:, 1:2]  # the leg-plane pitch axes are all parallel
+        pivots = pos_w[:, [0, 0, 1, 2, 3]]
+        up = self.seg_mass * GRAVITY  # (4, 4) force magnitudes
+        tau = np.zeros((4, 5))
+        for s in range(4):  # segment s hangs below joints 0..s+1
+            r = com[:, s, None, :] - pivots[:, : s + 2]
+            moment = np.cross(axes[:, : s + 2], r)  # (4, s+2, 3)
+            tau[:, : s + 2] += moment[:, :, 2] * up[:, s, None]
+        return tau
+
+
+def _pitch_of(R: np.ndarray) -> float:
+    """Nose-down pitch [rad] of a frame: the angle of its x axis below the horizontal."""
+    return float(math.atan2(-R[2, 0], math.hypot(R[0, 0], R[1, 0])))
+
+
+def _yaw_of(R: np.ndarray) -> float:
+    return float(math.atan2(R[1, 0], R[0, 0]))
+
+
+def _wrap(angle: float) -> float:
+    return (angle + math.pi) % (2 * math.pi) - math.pi

@@ -1,0 +1,73 @@
+"""Swing legs: where the foot lands, the path it takes there, and the foot angles around
+lift-off and strike (toe-off and foot-strike anticipation)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def foot_placement(
+    hip_ground: np.ndarray,
+    v: np.ndarray,
+    time_to_strike: np.ndarray,
+    stance_time: np.ndarray,
+    offset: np.ndarray,
+    feedback: np.ndarray,
+) -> np.ndarray:
+    """Landing points (4, 2) [m], world horizontal axes.
+
+    P = P_hip(at strike) + v * T_stance / 2 + offset + feedback: the hip carried forward to
+    the expected strike, half a stance ahead so that the stance is centred under it, a
+    nominal offset, and the paper's linear feedback (v - v_d) * s_fp (passed in as `feedback`).
+    hip_ground: (4, 2) hip positions now [m]; v: (4, 2) leg-frame velocities [m/s];
+    time_to_strike, stance_time: (4,) [s]; offset, feedback: (4, 2) [m].
+    """
+    ahead = hip_ground + v * (time_to_strike + 0.5 * stance_time)[:, None]
+    return ahead + offset + feedback
+
+
+def swing_path(
+    liftoff: np.ndarray,
+    landing: np.ndarray,
+    progress: np.ndarray,
+    height: np.ndarray,
+    ground: np.ndarray,
+) -> np.ndarray:
+    """Foot targets (4, 3) [m] along a swing: a smooth blend from the lift-off point to the
+    landing point, lifted by height * sin(pi * progress)^0.7 above the ground, ending a
+    centimetre below it so that the foot strikes rather than hovers.
+
+    liftoff, landing: (4, 2) [m]; progress: (4,) in [0, 1]; height, ground: (4,) [m].
+    """
+    s = np.clip(progress, 0.0, 1.0)
+    blend = s * s * (3.0 - 2.0 * s)
+    xy = liftoff + (landing - liftoff) * blend[:, None]
+    lift = height * np.sin(np.pi * s) ** 0.7
+    sink = np.where(s > 0.7, -0.01 * (s - 0.7) / 0.3, 0.0)
+    return np.concatenate([xy, (ground + lift + sink)[:, None]], axis=1)
+
+
+def foot_angles(
+    stance_value: np.ndarray,
+    swing_value: np.ndarray,
+    off_value: np.ndarray,
+    strike_value: np.ndarray,
+    swing_progress: np.ndarray,
+    time_to_liftoff: np.ndarray,
+    time_to_strike: np.ndarray,
+    lead_off: np.ndarray,
+    lead_strike: np.ndarray,
+) -> np.ndarray:
+    """An angle trajectory per leg [rad]: `stance_value` in stance, ramping linearly to
+    `off_value` over the last `lead_off` [s] before lift-off (toe-off); in swing from the
+    lift-off value through `swing_value` at mid-swing, then to `strike_value` over the last
+    `lead_strike` [s] before the expected strike (foot-strike anticipation)."""
+    in_swing = swing_progress >= 0.0
+    ramp_off = np.clip(1.0 - time_to_liftoff / np.maximum(lead_off, 1e-6), 0.0, 1.0)
+    stance_angle = stance_value + (off_value - stance_value) * np.where(lead_off > 0, ramp_off, 0)
+    s = np.clip(swing_progress, 0.0, 1.0)
+    first_half = off_value + (swing_value - off_value) * np.clip(2.0 * s, 0.0, 1.0)
+    ramp_strike = np.clip(1.0 - time_to_strike / np.maximum(lead_strike, 1e-6), 0.0, 1.0)
+    ramp_strike = np.where(lead_strike > 0, ramp_strike, s >= 1)
+    swing_angle = first_half + (strike_value - first_half) * ramp_strike
+    return np.where(in_swing, swing_angle, stance_angle)

@@ -1,0 +1,55 @@
+"""GaitGraph: the stride period and, per leg, the swing interval in gait phase."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gaits.errors import GaitError
+
+LEGS = ("LF", "RF", "LH", "RH")
+
+
+@dataclass(frozen=True)
+class GaitGraph:
+    """Period T [s]; swing of leg k from phase `swing_start[k]` for `swing_duration[k]`
+    (fractions of the stride, the start in [0, 1), wrapping past 1). Phase = t / T mod 1."""
+
+    period_s: float
+    swing_start: tuple[float, float, float, float]
+    swing_duration: tuple[float, float, float, float]
+
+    def __post_init__(self) -> None:
+        if not 0.1 <= self.period_s <= 3.0:
+            raise GaitError(f"gait period must be in [0.1, 3] s, got {self.period_s}")
+        for leg, s, d in zip(LEGS, self.swing_start, self.swing_duration, strict=True):
+            if not (0.0 <= s < 1.0 and 0.05 <= d <= 0.95):
+                raise GaitError(f"swing of {leg} must start in [0, 1) and last 0.05-0.95 of "
+                                f"the stride, got start {s}, duration {d}")  # fmt: skip
+
+    @property
+    def duty_factor(self) -> np.ndarray:
+        """Fraction of the stride each leg is in stance (LF, RF, LH, RH)."""
+        return 1.0 - np.asarray(self.swing_duration)
+
+    def swing_progress(self, phase: float) -> np.ndarray:
+        """Per leg: progress through swing in [0, 1) at `phase`, or -1 where in stance."""
+        since = (phase - np.asarray(self.swing_start)) % 1.0
+        dur = np.asarray(self.swing_duration)
+        return np.where(since < dur, since / dur, -1.0)
+
+    def stance_progress(self, phase: float) -> np.ndarray:
+        """Per leg: progress through stance in [0, 1) at `phase`, or -1 where in swing."""
+        dur = np.asarray(self.swing_duration)
+        since_touchdown = (phase - np.asarray(self.swing_start) - dur) % 1.0
+        return np.where(since_touchdown < 1.0 - dur, since_touchdown / (1.0 - dur), -1.0)
+
+    def touchdown_phase(self) -> np.ndarray:
+        """Phase at which each leg's swing ends (its touchdown), in [0, 1)."""
+        return (np.asarray(self.swing_start) + np.asarray(self.swing_duration)) % 1.0
+
+    def phase_offsets(self) -> dict[str, float]:
+        """Touchdown phase of each leg relative to LH, in [0, 1) (the run-summary convention)."""
+        td = self.touchdown_phase()
+        return {leg: float((td[k] - td[2]) % 1.0) for k, leg in enumerate(LEGS)}
