@@ -82,7 +82,7 @@ def run_episode(
     log_hz: float = 200.0,
     recorder: VideoRecorder | None = None,
     progress: Callable[[float], None] | None = None,
-    extra_log: Callable[[], dict[str, float]] | None = None,
+    extra_log: Callable[[DogState], dict[str, float]] | None = None,
 ) -> RunResult:
     """Step `world` under `controller` for `duration_s` [s] of simulated time.
 
@@ -107,7 +107,8 @@ def run_episode(
         applied = world.apply(tau)
         contacts[n] = state.foot_contact
         if n % log_every == 0:
-            log.add(state, applied, world.marker_positions(), extra_log() if extra_log else None)
+            log.add(state, applied, world.marker_positions(),
+                    extra_log(state) if extra_log else None)  # fmt: skip
         if recorder is not None and recorder.due(state.t):
             recorder.capture(world, state)
         world.step()
@@ -119,6 +120,7 @@ def run_episode(
         progress(1.0)
     wall = time.perf_counter() - start
     arrays = log.arrays(world.marker_names, world.skeleton.joint_names)
+    arrays["torque_limit"] = world.torque_limit.copy()
     t_contacts = np.arange(n) * world.dt
     return RunResult(status, fall_time, arrays, wall, contacts[:n], t_contacts)
 

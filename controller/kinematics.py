@@ -15,17 +15,28 @@ from models import Link, Skeleton
 
 def quat_to_matrix(quat_xyzw: np.ndarray) -> np.ndarray:
     """Rotation matrices (..., 3, 3) of unit quaternions (..., 4) in xyzw order."""
-    x, y, z, w = np.moveaxis(np.asarray(quat_xyzw, dtype=float), -1, 0)
-    xx, yy, zz = x * x, y * y, z * z
-    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
-    return np.stack(
-        [
-            np.stack([1 - 2 * (yy + zz), 2 * (xy - wz), 2 * (xz + wy)], axis=-1),
-            np.stack([2 * (xy + wz), 1 - 2 * (xx + zz), 2 * (yz - wx)], axis=-1),
-            np.stack([2 * (xz - wy), 2 * (yz + wx), 1 - 2 * (xx + yy)], axis=-1),
-        ],
-        axis=-2,
-    )
+    q = np.asarray(quat_xyzw, dtype=float)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    R = np.empty(q.shape[:-1] + (3, 3))
+    R[..., 0, 0] = 1 - 2 * (y * y + z * z)
+    R[..., 0, 1] = 2 * (x * y - w * z)
+    R[..., 0, 2] = 2 * (x * z + w * y)
+    R[..., 1, 0] = 2 * (x * y + w * z)
+    R[..., 1, 1] = 1 - 2 * (x * x + z * z)
+    R[..., 1, 2] = 2 * (y * z - w * x)
+    R[..., 2, 0] = 2 * (x * z - w * y)
+    R[..., 2, 1] = 2 * (y * z + w * x)
+    R[..., 2, 2] = 1 - 2 * (x * x + y * y)
+    return R
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a x b over the last axis (3); cheaper than np.cross for small arrays."""
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
+    out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
+    out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    return out
 
 
 def yaw_of(quat_xyzw: np.ndarray) -> float:
@@ -37,17 +48,25 @@ def yaw_of(quat_xyzw: np.ndarray) -> float:
 def rot_x(angle: np.ndarray) -> np.ndarray:
     """Rotation matrices (..., 3, 3) about +x by `angle` [rad]."""
     c, s = np.cos(angle), np.sin(angle)
-    o, z = np.ones_like(c), np.zeros_like(c)
-    return np.stack([np.stack([o, z, z], -1), np.stack([z, c, -s], -1),
-                     np.stack([z, s, c], -1)], -2)  # fmt: skip
+    R = np.zeros(np.shape(angle) + (3, 3))
+    R[..., 0, 0] = 1.0
+    R[..., 1, 1] = c
+    R[..., 1, 2] = -s
+    R[..., 2, 1] = s
+    R[..., 2, 2] = c
+    return R
 
 
 def rot_y(angle: np.ndarray) -> np.ndarray:
     """Rotation matrices (..., 3, 3) about +y by `angle` [rad]."""
     c, s = np.cos(angle), np.sin(angle)
-    o, z = np.ones_like(c), np.zeros_like(c)
-    return np.stack([np.stack([c, z, s], -1), np.stack([z, o, z], -1),
-                     np.stack([-s, z, c], -1)], -2)  # fmt: skip
+    R = np.zeros(np.shape(angle) + (3, 3))
+    R[..., 0, 0] = c
+    R[..., 0, 2] = s
+    R[..., 1, 1] = 1.0
+    R[..., 2, 0] = -s
+    R[..., 2, 2] = c
+    return R
 
 
 class LegKinematics:
@@ -79,19 +98,25 @@ class LegKinematics:
         pos[:, 1:] = self.hip[:, None, :] + np.cumsum(steps, axis=1)
         return pos, rots
 
-    def foot_jacobian(self, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Foot positions (4, 3) and Jacobians d foot / d angles (4, 3, 5), leg frame."""
-        pos, rots = self.forward(angles)
-        a = np.asarray(angles, dtype=float)
+    def joint_axes(self, angles: np.ndarray) -> np.ndarray:
+        """Axes (4, 5, 3) of the five joints of each leg in leg-frame coordinates."""
         axes = np.empty((4, 5, 3))
         axes[:, 0] = (1.0, 0.0, 0.0)
-        axes[:, 1] = rot_x(a[:, 0])[:, :, 1]  # pitch axis: y after the roll
-        axes[:, 2] = rots[:, 0, :, 1]  # knee pitch axis: y of the thigh
-        axes[:, 3] = rots[:, 1, :, 1]
-        axes[:, 4] = rots[:, 2, :, 1]
+        axes[:, 1, 0] = 0.0  # pitch axis: y after the roll
+        axes[:, 1, 1] = np.cos(angles[:, 0])
+        axes[:, 1, 2] = np.sin(angles[:, 0])
+        axes[:, 2:] = axes[:, 1:2]  # below the roll the leg moves in one plane
+        return axes
+
+    def foot_jacobian(self, angles: np.ndarray, fk: tuple[np.ndarray, np.ndarray] | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """Foot positions (4, 3) and Jacobians d foot / d angles (4, 3, 5), leg frame.
+        Pass `fk` = forward(angles) when it is already at hand."""
+        a = np.asarray(angles, dtype=float)
+        pos, _ = self.forward(a) if fk is None else fk
         pivots = pos[:, [0, 0, 1, 2, 3]]
         foot = pos[:, 4]
-        jac = np.cross(axes, foot[:, None, :] - pivots).transpose(0, 2, 1)
+        jac = cross(self.joint_axes(a), foot[:, None, :] - pivots).transpose(0, 2, 1)
         return foot, jac
 
 

@@ -33,6 +33,8 @@ SIDE = np.array([1.0 if leg[0] == "L" else -1.0 for leg in LEGS])
 BEND = np.array([-1.0 if leg in FORE else 1.0 for leg in LEGS])  # elbows back, knees forward
 CHEST = TRACKED_LINKS.index("chest")
 EARLY_CONTACT = 0.8  # a swing foot touching down after 80% of its swing counts as stance
+BOUNCE_S = 0.03  # [s] a supporting foot may leave the ground this long (a bounce)
+REACH_BELOW_M = 0.02  # a foot about to strike reaches this far under the expected ground
 MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
 
 
@@ -95,9 +97,12 @@ class Controller:
         self.speed_now = 0.0
         self.heading_now: float | None = None
         self.stance = np.ones(4, dtype=bool)
+        self.support = np.ones(4, dtype=bool)
         self.liftoff = np.zeros((4, 2))
         self.anchor = np.zeros((4, 2))
         self._hold = np.zeros(4, dtype=bool)
+        self._early = np.zeros(4, dtype=bool)
+        self._since_contact = np.zeros(4)
         self.ground = np.zeros(4)
         self._started = False
         self._dbg = {}
@@ -137,7 +142,9 @@ class Controller:
         stance_p = graph.stance_progress(self.phase)
         in_swing = swing_p >= 0.0
         self._hold &= in_swing  # legs held down at the start join the gait after this swing
-        stance = ~in_swing | self._hold | (state.foot_contact & (swing_p > EARLY_CONTACT))
+        # an early strike ends the swing for good (contacts flicker as a foot lands)
+        self._early = (self._early | (state.foot_contact & (swing_p > EARLY_CONTACT))) & in_swing
+        stance = ~in_swing | self._hold | self._early
         lifted = self.stance & ~stance
         t_swing, t_stance = swing_dur * period, (1.0 - swing_dur) * period
         time_to_strike = np.where(in_swing, (1.0 - swing_p) * t_swing, 0.0)
@@ -153,14 +160,22 @@ class Controller:
         R_leg = frame_R[FRAME_OF_LEG]
         p_leg = frame_pos[FRAME_OF_LEG]
         q_leg = state.q[self.leg_idx]
-        _, jac_local = self.legs.foot_jacobian(q_leg)
+        fk = self.legs.forward(q_leg)
+        _, jac_local = self.legs.foot_jacobian(q_leg, fk)
         jac = np.einsum("kij,kjn->kin", R_leg, jac_local)
         hip_world = p_leg + np.einsum("kij,kj->ki", R_leg, self.legs.hip)
         foot = state.foot_pos
-        touchdown = stance & ~self.stance
+        # a foot that bears weight for the first time this stance fixes its anchor and the
+        # ground height under it; a stance foot not yet down keeps reaching for the ground
+        self._since_contact = np.where(state.foot_contact, 0.0, self._since_contact + dt)
+        touchdown = stance & state.foot_contact & ~self.support
         self.ground[touchdown] = foot[touchdown, 2] - self.foot_radius
         self.anchor[touchdown] = foot[touchdown, :2]
         self.liftoff[lifted] = foot[lifted, :2]
+        # a stance foot supports the body from its strike until lift-off, unless it has lost
+        # the ground for longer than a bounce
+        self.support = (self.support | touchdown) & stance & (self._since_contact < BOUNCE_S)
+        support = self.support
         self.stance = stance
 
         pitch_d = p["body_pitch_rad"]
@@ -181,14 +196,17 @@ class Controller:
         landing = foot_placement(hip_world[:, :2], v_legframe, time_to_strike, t_stance, offset,
                                  feedback)  # fmt: skip
         swing_target = swing_path(self.liftoff, landing, swing_p, leg["swing_height_m"],
-                                  self.ground)  # fmt: skip
+                                  self.ground + self.foot_radius, reach_below_m=REACH_BELOW_M)  # fmt: skip
+        # until it bears weight, a foot aims where its swing was headed
+        self.anchor[in_swing] = landing[in_swing]
         # stance feet hold the point where they struck; the leg is posed as if its frame
         # already stood at the desired height and orientation
         ground_frame = np.array([self.ground[:2].mean(), self.ground[2:].mean()])
         frame_pos_d = frame_pos.copy()
         frame_pos_d[:, 2] = ground_frame + height_d
-        stance_target = np.concatenate([self.anchor, (self.ground + self.foot_radius)[:, None]],
-                                       axis=1)  # fmt: skip
+        reach = np.where(self.support, 0.0, REACH_BELOW_M)
+        stance_target = np.concatenate([self.anchor, (self.ground + self.foot_radius
+                                                      - reach)[:, None]], axis=1)  # fmt: skip
         stance_local = np.einsum("ji,kj->ki", R_desired, stance_target - frame_pos_d[FRAME_OF_LEG])
         target_local = np.where(
             stance[:, None],
@@ -222,7 +240,6 @@ class Controller:
         # the desired leg-frame orientation, so this PD is that frame's orientation PD in
         # joint space). Only stance legs that touch the ground support the body: a stance
         # foot in the air keeps its PD and takes no virtual force.
-        support = stance & state.foot_contact
         tau = self.kp * (q_target - state.q) - self.kd * state.qd
         stance_hips = self.leg_idx[:, :2][support]
         tau[stance_hips] *= p["stance_hip_pd"]
@@ -267,11 +284,20 @@ class Controller:
             tau[self.leg_idx[legs_f, :2]] += share
 
         # -------- gravity compensation of the swing legs (base: their leg frame)
-        tau[self.leg_idx] += self._swing_gravity(q_leg, R_leg) * (~stance)[:, None]
+        tau[self.leg_idx] += self._swing_gravity(q_leg, fk[0], R_leg) * (~stance)[:, None]
 
         self.phase = (self.phase + dt / period) % 1.0
         self.t += dt
         return tau
+
+    def log_fields(self, state: DogState) -> dict[str, float]:
+        """What the run log records of the controller besides the state."""
+        return {
+            "speed_cmd": self.speed_now,
+            "heading_cmd": self.heading_now if self.heading_now is not None else 0.0,
+            "chest_height": float(state.link_pos[CHEST, 2]),
+            "gait_phase": self.phase,
+        }
 
     # ------------------------------------------------------------------ helpers
     def _start(self, state: DogState) -> None:
@@ -282,27 +308,28 @@ class Controller:
         self.liftoff[:] = state.foot_pos[:, :2]
         self.anchor[:] = state.foot_pos[:, :2]
         self.stance[:] = True
+        self.support[:] = True
         # legs whose swing is under way at phase 0 stay down until it is over
         self._hold = self.graph.swing_progress(self.phase) >= 0.0
 
-    def _swing_gravity(self, q_leg: np.ndarray, R_leg: np.ndarray) -> np.ndarray:
-        """Joint torques (4, 5) holding each leg's segments up: sum_s J_s^T (m_s g z)."""
-        pos, _ = self.legs.forward(q_leg)
+    def _swing_gravity(self, q_leg: np.ndarray, pos: np.ndarray, R_leg: np.ndarray
+                       ) -> np.ndarray:  # fmt: skip
+        """Joint torques (4, 5) holding each leg's segments up: sum_s J_s^T (m_s g z), with
+        each segment's mass at its midpoint. pos: forward-kinematics joint positions."""
         pos_w = np.einsum("kij,ksj->ksi", R_leg, pos)
-        com = 0.5 * (pos_w[:, :4] + pos_w[:, 1:])  # segment midpoints (4 legs, 4 segments)
-        axes = np.empty((4, 5, 3))
-        axes[:, 0] = R_leg[:, :, 0]
-        r_roll = R_leg @ rot_x(q_leg[:, 0])
-        axes[:, 1] = r_roll[:, :, 1]
-        axes[:, 2:] = axes[:, 1:2]  # the leg-plane pitch axes are all parallel
+        com = 0.5 * (pos_w[:, :4] + pos_w[:, 1:])  # (4 legs, 4 segments)
+        weight = self.seg_mass * GRAVITY
+        # mass and first moment of everything below each joint (distal sums)
+        below_m = np.cumsum(weight[:, ::-1], axis=1)[:, ::-1]  # below joint s+1 (segment s..)
+        below_mc = np.cumsum((weight[:, :, None] * com)[:, ::-1], axis=1)[:, ::-1]
+        seg_of_joint = [0, 0, 1, 2, 3]  # joints 0 and 1 carry the whole leg
+        m_j = below_m[:, seg_of_joint]
+        mc_j = below_mc[:, seg_of_joint]
+        axes = np.einsum("kij,ksj->ksi", R_leg, self.legs.joint_axes(q_leg))
         pivots = pos_w[:, [0, 0, 1, 2, 3]]
-        up = self.seg_mass * GRAVITY  # (4, 4) force magnitudes
-        tau = np.zeros((4, 5))
-        for s in range(4):  # segment s hangs below joints 0..s+1
-            r = com[:, s, None, :] - pivots[:, : s + 2]
-            moment = np.cross(axes[:, : s + 2], r)  # (4, s+2, 3)
-            tau[:, : s + 2] += moment[:, :, 2] * up[:, s, None]
-        return tau
+        r = mc_j - m_j[:, :, None] * pivots  # sum m (c - p)
+        # torque about each axis from upward forces: (a x r) . z
+        return axes[:, :, 0] * r[:, :, 1] - axes[:, :, 1] * r[:, :, 0]
 
 
 def _pitch_of(R: np.ndarray) -> float:

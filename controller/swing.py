@@ -32,18 +32,22 @@ def swing_path(
     progress: np.ndarray,
     height: np.ndarray,
     ground: np.ndarray,
+    touch_at: float = 0.85,
+    reach_below_m: float = 0.02,
 ) -> np.ndarray:
     """Foot targets (4, 3) [m] along a swing: a smooth blend from the lift-off point to the
-    landing point, lifted by height * sin(pi * progress)^0.7 above the ground, ending a
-    centimetre below it so that the foot strikes rather than hovers.
+    landing point, lifted by height * sin(pi * progress / touch_at) so that it is back at the
+    ground at `touch_at` of the swing (the foot lags its target), then reaching
+    `reach_below_m` under the ground by the end so that the foot strikes rather than hovers.
 
     liftoff, landing: (4, 2) [m]; progress: (4,) in [0, 1]; height, ground: (4,) [m].
     """
     s = np.clip(progress, 0.0, 1.0)
-    blend = s * s * (3.0 - 2.0 * s)
+    u = np.minimum(s / touch_at, 1.0)
+    blend = u * u * (3.0 - 2.0 * u)
     xy = liftoff + (landing - liftoff) * blend[:, None]
-    lift = height * np.sin(np.pi * s) ** 0.7
-    sink = np.where(s > 0.7, -0.01 * (s - 0.7) / 0.3, 0.0)
+    lift = height * np.sin(np.pi * u)
+    sink = -reach_below_m * np.maximum(s - touch_at, 0.0) / (1.0 - touch_at)
     return np.concatenate([xy, (ground + lift + sink)[:, None]], axis=1)
 
 

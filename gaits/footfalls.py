@@ -13,15 +13,18 @@ def touchdowns(t: np.ndarray, contact: np.ndarray) -> list[np.ndarray]:
     return [t[1:][(~c[:-1, k]) & c[1:, k]] for k in range(c.shape[1])]
 
 
-def footfall_stats(t: np.ndarray, contact: np.ndarray, min_stance_s: float = 0.02) -> dict:
+def footfall_stats(t: np.ndarray, contact: np.ndarray, min_stance_s: float = 0.02,
+                   max_bounce_s: float = 0.03) -> dict:  # fmt: skip
     """Duty factor per foot, stride period [s] and touchdown phase relative to LH in [0, 1).
 
-    Contacts shorter than `min_stance_s` [s] (a foot skimming the ground) are ignored.
+    Gaps in contact shorter than `max_bounce_s` [s] (a foot bouncing as it lands) are
+    filled, then contacts shorter than `min_stance_s` [s] (a foot skimming the ground) dropped.
     Returns {"duty_factor": {foot: x}, "phase_offset": {foot: x}, "stride_period_s": x};
     a value is None where the feet did not step enough to measure it.
     """
     t = np.asarray(t, dtype=float)
-    c = _debounce(np.asarray(contact, dtype=bool), t, min_stance_s)
+    c = ~_debounce(~np.asarray(contact, dtype=bool), t, max_bounce_s)
+    c = _debounce(c, t, min_stance_s)
     downs = touchdowns(t, c)
     periods = [np.median(np.diff(d)) for d in downs if len(d) >= 3]
     period = float(np.median(periods)) if periods else None

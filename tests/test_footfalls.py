@@ -39,3 +39,15 @@ def test_no_steps_gives_no_period() -> None:
     stats = footfall_stats(t, np.ones((len(t), 4), dtype=bool))
     assert stats["stride_period_s"] is None
     assert stats["duty_factor"]["LF"] == 1.0
+
+
+def test_bounces_at_touchdown_do_not_split_a_stance() -> None:
+    t, c = pattern(0.4, 0.4, {"LH": 0.0, "RF": 0.0, "RH": 0.5, "LF": 0.5})
+    bounced = c.copy()
+    starts = np.flatnonzero(np.diff(c[:, 0].astype(int)) == 1) + 1
+    for s in starts:  # the foot leaves the ground twice for 3 ms just after each strike
+        bounced[s + 5 : s + 8, 0] = False
+        bounced[s + 12 : s + 15, 0] = False
+    stats = footfall_stats(t, bounced)
+    assert stats["stride_period_s"] == pytest.approx(0.4, abs=2e-3)
+    assert stats["duty_factor"]["LF"] == pytest.approx(0.4, abs=0.01)

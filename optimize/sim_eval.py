@@ -1,0 +1,86 @@
+"""The simulator behind the optimizer: evaluate(x_unit, seed, config) -> objective value.
+
+This is the one place where optimize/ meets the simulation (DESIGN.md): a picklable,
+module-level function that each worker process calls with its own pybullet client.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from controller.sim import Push
+from controller.simulate import simulate
+from gaits.params import GaitParams
+from optimize.cmaes import decode_eval_seed
+from optimize.objective import Weights, evaluate_log
+from optimize.reference import (
+    StrideCycle,
+    extract_strides,
+    load_reference,
+    synthetic_reference,
+)
+
+SETTLE_S = 2.0  # the start from standing is not part of the style terms
+
+
+def dog_leg_length(spec_name: str = "shepherd") -> float:
+    """Mean standing height [m] of the shoulder and hip joints of the simulated dog."""
+    from controller.kinematics import tree_pose
+    from models import build_skeleton, preset
+
+    sk = build_skeleton(preset(spec_name))
+    pose = tree_pose(sk)
+    feet = [pose.link_pos[lm.foot_link] for lm in sk.legs.values()]
+    foot_z = float(np.mean([f[2] for f in feet])) - sk.legs["LF"].lengths[3] - sk.spec.foot_radius
+    roots = [pose.link_pos[lm.links[0]][2] for lm in sk.legs.values()]
+    return float(np.mean(roots)) - foot_z
+
+
+@lru_cache(maxsize=8)
+def reference_cycle(path: str | None, gait_file_key: str, leg_length_m: float) -> StrideCycle:
+    """The reference stride, scaled to the simulated dog's leg length. Without a file, a
+    synthetic reference from the gait's own graph (`gait_file_key` is the gait's TOML)."""
+    if path:
+        return extract_strides(load_reference(path)).scaled(leg_length_m)
+    import tomllib
+
+    gait = GaitParams.from_dict(tomllib.loads(gait_file_key))
+    graph = gait.graph()
+    swing = {leg: (s, (s + d) % 1.0) for leg, s, d in
+             zip(("LF", "RF", "LH", "RH"), graph.swing_start, graph.swing_duration, strict=True)}  # fmt: skip
+    speed = sum(gait.speed_band_mps) / 2
+    motion = synthetic_reference(graph.period_s, swing, leg_length_m, speed)
+    return extract_strides(motion)
+
+
+def evaluate(x_unit: np.ndarray, seed: int, config: dict[str, Any]) -> float:
+    """Objective of one candidate: simulate its gait, score the log (lower is better).
+
+    config: "template" (GaitParams with the free parameters), "reference" (path or None),
+    optional "speed_mps" (default: the middle of the gait's band), "duration_s" (10),
+    "weights" (a Weights). The seed's push flag adds one random sideways push.
+    """
+    template: GaitParams = config["template"]
+    params = GaitParams.from_unit(np.asarray(x_unit, dtype=float), template)
+    sim_seed, with_pushes = decode_eval_seed(int(seed))
+    speed = float(config.get("speed_mps") or sum(params.speed_band_mps) / 2)
+    duration = float(config.get("duration_s", 10.0))
+    pushes = []
+    if with_pushes:
+        rng = np.random.default_rng(sim_seed + 7919)
+        side = rng.choice([-1.0, 1.0])
+        pushes.append(Push(float(rng.uniform(0.4, 0.8) * duration),
+                           (0.0, side * float(rng.uniform(80, 160)), 0.0), 0.1))  # fmt: skip
+    result, summary = simulate(params, speed, duration, seed=sim_seed, pushes=pushes,
+                               log_hz=60.0)  # fmt: skip
+    cycle = reference_cycle(config.get("reference"), template.to_toml(), dog_leg_length())
+    objective = evaluate_log(
+        result.log, reference=cycle, v_cmd=(speed, 0.0),
+        weights=config.get("weights", Weights()),
+        fell=result.status != "ok", fall_time_s=result.fall_time_s,
+        duration_s=duration, start_s=SETTLE_S,
+    )  # fmt: skip
+    return float(objective.total)

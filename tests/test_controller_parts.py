@@ -1,0 +1,162 @@
+"""The pure parts of the control step: kinematics, IK, virtual forces, swing, spine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.kinematics import quat_to_matrix, rot_x, rot_y
+from controller.legframe import share_frame_torque, yaw_forces
+from controller.legik import leg_ik
+from controller.loop import BEND, Controller
+from controller.spine import quat_from_pitch_yaw, quat_multiply, split_spine
+from controller.stand import leg_kinematics
+from controller.swing import foot_angles, foot_placement, swing_path
+from controller.virtual_force import jt_force, rotation_error
+from gaits.params import GaitParams
+from models import build_skeleton, preset
+
+SKELETON = build_skeleton(preset("shepherd"))
+LEGS, LEG_IDX = leg_kinematics(SKELETON)
+angles_4x5 = st.lists(st.floats(-0.8, 0.8), min_size=20, max_size=20).map(
+    lambda v: np.array(v).reshape(4, 5)
+)
+
+
+@settings(max_examples=40, derandomize=True, deadline=None)
+@given(angles_4x5)
+def test_foot_jacobian_matches_finite_differences(angles: np.ndarray) -> None:
+    _, jac = LEGS.foot_jacobian(angles)
+    eps = 1e-6
+    for j in range(5):
+        d = np.zeros_like(angles)
+        d[:, j] = eps
+        numeric = (LEGS.forward(angles + d)[0][:, 4] - LEGS.forward(angles - d)[0][:, 4]) / (2 * eps)
+        assert np.allclose(jac[:, :, j], numeric, atol=1e-8)
+
+
+@settings(max_examples=40, derandomize=True, deadline=None)
+@given(angles_4x5)
+def test_leg_ik_lands_the_foot_on_its_target(angles: np.ndarray) -> None:
+    # reachable targets: forward kinematics of the standing pose moved by random angles
+    q = SKELETON.stand_angles()[LEG_IDX] + 0.3 * angles
+    q[:, 2] = np.where(BEND < 0, -np.abs(q[:, 2]) - 0.1, np.abs(q[:, 2]) + 0.1)
+    pos, _ = LEGS.forward(q)
+    cannon = q[:, 1] + q[:, 2] + q[:, 3]
+    toe = cannon + q[:, 4]
+    solved = leg_ik(pos[:, 4], LEGS.hip, LEGS.lengths, cannon, toe, BEND, max_reach=1.0)
+    again, _ = LEGS.forward(solved)
+    assert np.allclose(again[:, 4], pos[:, 4], atol=1e-9)
+    assert np.allclose(solved, q, atol=1e-7)  # the anatomical branch is the one it came from
+
+
+def test_swing_gravity_compensation_is_the_gradient_of_potential_energy() -> None:
+    ctrl = Controller(SKELETON, GaitParams.load("trot"))
+    rng = np.random.default_rng(1)
+    q = rng.normal(0.0, 0.3, (4, 5))
+    quat = np.array([0.1, 0.05, 0.2, 0.97])
+    R = quat_to_matrix(np.tile(quat / np.linalg.norm(quat), (4, 1)))
+
+    def potential(qq: np.ndarray) -> np.ndarray:
+        p, _ = ctrl.legs.forward(qq)
+        pw = np.einsum("kij,ksj->ksi", R, p)
+        return (ctrl.seg_mass * 9.81 * 0.5 * (pw[:, :4, 2] + pw[:, 1:, 2])).sum(axis=1)
+
+    tau = ctrl._swing_gravity(q, ctrl.legs.forward(q)[0], R)
+    for j in range(5):
+        d = np.zeros_like(q)
+        d[:, j] = 1e-6
+        assert np.allclose(tau[:, j], (potential(q + d) - potential(q - d)) / 2e-6, atol=1e-6)
+
+
+def test_jt_force_does_the_work_of_the_force() -> None:
+    rng = np.random.default_rng(2)
+    jac, force, qdot = rng.normal(size=(3, 5)), rng.normal(size=3), rng.normal(size=5)
+    assert jt_force(jac, force) @ qdot == pytest.approx(force @ (jac @ qdot))  # virtual work
+
+
+def test_rotation_error_turns_r_into_r_desired() -> None:
+    R = rot_x(np.array(0.3)) @ rot_y(np.array(-0.2))
+    err = rotation_error(np.eye(3), R)
+    angle = np.linalg.norm(err)
+    axis = err / angle
+    K = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    turn = np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K
+    assert np.allclose(turn @ R, np.eye(3), atol=1e-12)
+
+
+def test_yaw_forces_make_the_asked_torque_and_no_net_force() -> None:
+    lever = np.array([[0.3, 0.1], [0.3, -0.1], [-0.3, 0.1], [-0.3, -0.1]])
+    stance = np.array([True, False, False, True])
+    f = yaw_forces(12.0, lever, stance)
+    torque = np.sum(lever[:, 0] * f[:, 1] - lever[:, 1] * f[:, 0])
+    assert torque == pytest.approx(12.0)
+    assert np.allclose(f[~stance], 0.0)
+
+
+def test_stance_hips_together_give_the_leg_frame_its_torque() -> None:
+    axes = np.array([[[1.0, 0, 0], [0, 1.0, 0]], [[1.0, 0, 0], [0, 1.0, 0]]])
+    want = np.array([3.0, -5.0, 0.0])
+    out = share_frame_torque(want, axes, np.array([True, True]))
+    on_frame = -np.einsum("ka,kaj->j", out, axes)  # a joint acts on its parent with -tau
+    assert np.allclose(on_frame, want)
+    assert np.allclose(share_frame_torque(want, axes, np.array([False, False])), 0.0)
+
+
+def compose_spine(back: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    total = back
+    for pitch, yaw in targets:  # each joint: pitch about y, then yaw about z
+        total = quat_multiply(total, quat_multiply(quat_from_pitch_yaw(pitch, 0.0),
+                                                   quat_from_pitch_yaw(0.0, yaw)))  # fmt: skip
+    return total
+
+
+@pytest.mark.parametrize(("pitch", "yaw"), [(0.0, 0.4), (-0.2, 0.0), (0.1, -0.3)])
+def test_spine_split_shares_the_leg_frame_difference_evenly(pitch: float, yaw: float) -> None:
+    back = quat_from_pitch_yaw(0.05, 0.2)
+    front = quat_multiply(back, quat_from_pitch_yaw(pitch, yaw))
+    targets = split_spine(back, front, 4)
+    assert np.allclose(targets, targets[0])  # the same share at every joint
+    composed = quat_to_matrix(compose_spine(back, targets))
+    err = np.linalg.norm(rotation_error(quat_to_matrix(front), composed))
+    if pitch == 0.0 or yaw == 0.0:
+        assert targets[0] == pytest.approx([pitch / 4, yaw / 4], abs=1e-12)
+        assert err < 1e-12
+    else:  # pitch-yaw joints cannot roll: the split is exact only to second order
+        assert err < 0.02
+
+
+def test_swing_path_starts_at_lift_off_and_ends_at_the_landing_point() -> None:
+    lift, land = np.zeros((4, 2)), np.full((4, 2), 0.3)
+    ground, height = np.zeros(4), np.full(4, 0.1)
+    start = swing_path(lift, land, np.zeros(4), height, ground)
+    mid = swing_path(lift, land, np.full(4, 0.5), height, ground)
+    end = swing_path(lift, land, np.ones(4), height, ground)
+    assert np.allclose(start[:, :2], lift) and np.allclose(start[:, 2], 0.0)
+    assert np.allclose(mid[:, 2], 0.1)
+    assert np.allclose(end[:, :2], land) and np.all(end[:, 2] < 0.0)  # strikes into the ground
+
+
+def test_foot_placement_centres_the_stance_under_the_hip() -> None:
+    hip = np.zeros((4, 2))
+    v = np.tile([2.0, 0.0], (4, 1))
+    p = foot_placement(hip, v, np.zeros(4), np.full(4, 0.2), np.zeros((4, 2)), np.zeros((4, 2)))
+    # the hip travels 0.4 m over the stance: the foot lands 0.2 m ahead of it
+    assert np.allclose(p[:, 0], 0.2) and np.allclose(p[:, 1], 0.0)
+
+
+def test_foot_angles_ramp_into_toe_off_and_strike() -> None:
+    args = dict(stance_value=np.zeros(4), swing_value=np.full(4, 1.0), off_value=np.full(4, 0.5),
+                strike_value=np.full(4, -0.2), lead_off=np.full(4, 0.1),
+                lead_strike=np.full(4, 0.1))  # fmt: skip
+    stance_far = foot_angles(swing_progress=-np.ones(4), time_to_liftoff=np.full(4, 0.3),
+                             time_to_strike=np.zeros(4), **args)  # fmt: skip
+    stance_near = foot_angles(swing_progress=-np.ones(4), time_to_liftoff=np.full(4, 0.05),
+                              time_to_strike=np.zeros(4), **args)  # fmt: skip
+    strike = foot_angles(swing_progress=np.full(4, 0.999), time_to_liftoff=np.zeros(4),
+                         time_to_strike=np.zeros(4), **args)  # fmt: skip
+    assert np.allclose(stance_far, 0.0)
+    assert np.allclose(stance_near, 0.25)  # half-way into toe-off
+    assert np.allclose(strike, -0.2)

@@ -1,0 +1,112 @@
+"""Gait graphs, gait parameters and their files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gaits.errors import GaitError
+from gaits.graph import GaitGraph
+from gaits.params import SCHEMA, GaitParams, preset_names
+
+
+def test_presets_load_and_know_their_speed_bands() -> None:
+    assert {"walk", "trot"} <= set(preset_names())
+    for name in preset_names():
+        gait = GaitParams.load(name)
+        lo, hi = gait.speed_band_mps
+        gait.check_speed((lo + hi) / 2)
+        with pytest.raises(GaitError, match=f"{lo}-{hi} m/s"):
+            gait.check_speed(hi + 0.5)
+
+
+def test_walk_is_a_four_beat_lateral_sequence_and_trot_moves_diagonal_pairs() -> None:
+    walk = GaitParams.load("walk").graph().phase_offsets()
+    # lateral sequence: LH, LF, RH, RF a quarter stride apart
+    assert walk == pytest.approx({"LH": 0.0, "LF": 0.25, "RH": 0.5, "RF": 0.75}, abs=0.05)
+    trot = GaitParams.load("trot").graph().phase_offsets()
+    assert min(trot["RF"], 1 - trot["RF"]) < 0.02  # RF with LH
+    assert abs(trot["LF"] - trot["RH"]) < 0.02 and abs(trot["LF"] - 0.5) < 0.05
+
+
+def test_preset_duty_factors_are_in_the_range_of_the_real_dog(mocap_dir) -> None:
+    from optimize.reference import analyze_footfalls, load_reference
+
+    walk_ref = analyze_footfalls(load_reference(mocap_dir / "dog_walk00_joint_pos.txt"))
+    walk = GaitParams.load("walk").graph().duty_factor
+    ref_duty = np.array(list(walk_ref.duty_factor.values()))
+    assert np.all(np.abs(walk - ref_duty.mean()) < 0.1)
+    trot = GaitParams.load("trot").graph().duty_factor
+    assert np.all((trot >= 0.3) & (trot <= 0.5))
+
+
+def test_unit_vector_round_trip_and_bounds() -> None:
+    gait = GaitParams.load("trot")
+    x = gait.to_unit()
+    assert np.all((x >= 0) & (x <= 1))
+    again = GaitParams.from_unit(x, gait)
+    for key, value in gait.values.items():
+        assert again.values[key] == pytest.approx(value, abs=1e-12)
+    corner = GaitParams.from_unit(np.ones_like(x) * 2.0, gait)  # clipped into the box
+    for spec in SCHEMA:
+        if not spec.per_leg:
+            assert corner[spec.name] <= spec.upper
+
+
+def test_symmetric_gait_mirrors_right_legs_half_a_stride_later() -> None:
+    gait = GaitParams.load("walk")
+    x = gait.to_unit()
+    names = gait.free_names()
+    assert not any(n.endswith((".RF", ".RH")) for n in names)
+    x[names.index("swing_start_phase.LF")] = 0.1 / 0.999
+    moved = GaitParams.from_unit(x, gait)
+    assert moved["swing_start_phase.RF"] == pytest.approx(0.6)
+    assert moved["swing_height_m.RF"] == moved["swing_height_m.LF"]
+
+
+def test_with_free_picks_a_subset_and_rejects_unknown_names() -> None:
+    gait = GaitParams.load("trot").with_free(["period_s", "swing_height_m"])
+    assert gait.free_names() == ["period_s", "swing_height_m.LF", "swing_height_m.LH"]
+    assert len(gait.to_unit()) == 3
+    with pytest.raises(GaitError, match="unknown free parameter 'wings'"):
+        GaitParams.load("trot").with_free(["wings"])
+
+
+def test_save_and_load_keep_values_and_provenance(tmp_path) -> None:
+    gait = GaitParams.load("trot")
+    path = tmp_path / "trot.toml"
+    gait.save(path, provenance={"source": "optimizer", "seed": 3, "objective": 1.5})
+    back = GaitParams.load(path)
+    assert back.values == gait.values
+    assert back.provenance["seed"] == 3
+    assert "schema_version = 1" in path.read_text()
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t.replace("period_s = ", "period_x = "), "unknown parameter 'period_x'"),
+        (lambda t: t.replace("schema_version = 1", "schema_version = 7"), "schema_version"),
+        (lambda t: t.replace("period_s = 0.", "period_s = 9"), "period_s"),
+        (lambda t: t + "\n[[[", "not valid TOML"),
+    ],
+)
+def test_malformed_gait_file_names_the_key_and_the_problem(tmp_path, edit, message) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(edit(GaitParams.load("trot").to_toml()))
+    with pytest.raises(GaitError, match=message):
+        GaitParams.load(path)
+
+
+def test_unknown_gait_lists_the_known_ones() -> None:
+    with pytest.raises(GaitError, match="known gaits: .*trot.*walk"):
+        GaitParams.load("moonwalk")
+
+
+def test_gait_graph_progress_and_offsets() -> None:
+    g = GaitGraph(0.5, (0.0, 0.5, 0.5, 0.0), (0.4, 0.4, 0.4, 0.4))
+    assert g.swing_progress(0.2).tolist() == pytest.approx([0.5, -1, -1, 0.5])
+    assert g.stance_progress(0.2)[1] == pytest.approx((0.2 + 0.1) / 0.6)
+    assert g.duty_factor == pytest.approx([0.6] * 4)
+    with pytest.raises(GaitError):
+        GaitGraph(0.5, (0.0, 0.5, 0.5, 1.2), (0.4, 0.4, 0.4, 0.4))
