@@ -62,7 +62,8 @@ def main() -> None:
         whole = m["read_state"] + m["controller"] + m["apply"] + m["physics"]
         print(f"{gait:18} {m['read_state']:7.1f} {m['controller']:7.1f} {m['apply']:7.1f} "
               f"{m['physics']:8.1f} {m['bare_physics']:7.1f}  "
-              f"{m['controller'] / m['bare_physics']:9.2f} {whole / m['bare_physics']:9.2f}")  # fmt: skip
+              f"{m['controller'] / m['bare_physics']:9.2f} "
+              f"{whole / m['bare_physics']:9.2f}")  # fmt: skip
     print(f"numpy {np.__version__}")
 
 

@@ -196,7 +196,8 @@ class Controller:
         landing = foot_placement(hip_world[:, :2], v_legframe, time_to_strike, t_stance, offset,
                                  feedback)  # fmt: skip
         swing_target = swing_path(self.liftoff, landing, swing_p, leg["swing_height_m"],
-                                  self.ground + self.foot_radius, reach_below_m=REACH_BELOW_M)  # fmt: skip
+                                  self.ground + self.foot_radius,
+                                  reach_below_m=REACH_BELOW_M)  # fmt: skip
         # until it bears weight, a foot aims where its swing was headed
         self.anchor[in_swing] = landing[in_swing]
         # stance feet hold the point where they struck; the leg is posed as if its frame

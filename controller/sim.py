@@ -240,7 +240,8 @@ class World:
             base_pos=np.array(base_pos), base_quat=np.array(base_quat),
             base_vel=np.array(base_vel), base_angvel=np.array(base_angvel),
             link_names=TRACKED_LINKS, link_pos=link_pos, link_quat=link_quat,
-            link_vel=link_vel, link_angvel=link_angvel, foot_pos=foot_pos, foot_contact=foot_contact,
+            link_vel=link_vel, link_angvel=link_angvel, foot_pos=foot_pos,
+            foot_contact=foot_contact,
             torso_contact=torso_contact,
         )  # fmt: skip
 

@@ -126,7 +126,8 @@ class GaitParams:
                                 f"got {value!r}")  # fmt: skip
             if not spec.lower <= value <= spec.upper:
                 raise GaitError(f"parameter {flat} = {value} of gait {self.gait!r} is outside "
-                                f"its bounds [{spec.lower}, {spec.upper}] ({spec.doc})")  # fmt: skip
+                                f"its bounds [{spec.lower}, {spec.upper}] "
+                                f"({spec.doc})")  # fmt: skip
         lo, hi = self.speed_band_mps
         if not 0.0 <= lo < hi:
             raise GaitError(f"speed band of gait {self.gait!r} must be 0 <= min < max, "

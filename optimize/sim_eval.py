@@ -49,8 +49,9 @@ def reference_cycle(path: str | None, gait_file_key: str, leg_length_m: float) -
 
     gait = GaitParams.from_dict(tomllib.loads(gait_file_key))
     graph = gait.graph()
-    swing = {leg: (s, (s + d) % 1.0) for leg, s, d in
-             zip(("LF", "RF", "LH", "RH"), graph.swing_start, graph.swing_duration, strict=True)}  # fmt: skip
+    legs = ("LF", "RF", "LH", "RH")
+    swing = {leg: (s, (s + d) % 1.0)
+             for leg, s, d in zip(legs, graph.swing_start, graph.swing_duration, strict=True)}
     speed = sum(gait.speed_band_mps) / 2
     motion = synthetic_reference(graph.period_s, swing, leg_length_m, speed)
     return extract_strides(motion)

@@ -57,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
         for row, foot in enumerate(FEET):
             on = contact[:, row].astype(np.int8)
             edges = np.flatnonzero(np.diff(np.concatenate(([0], on, [0]))))
-            spans = [(tk[a], (tk[b - 1] - tk[a]) + dt) for a, b in zip(edges[::2], edges[1::2])]
+            pairs = zip(edges[::2], edges[1::2], strict=True)
+            spans = [(tk[a], (tk[b - 1] - tk[a]) + dt) for a, b in pairs]
             ax.broken_barh(spans, (row - 0.35, 0.7), color="0.15" if foot[1] == "F" else "0.45")
         ax.set_yticks(range(4), FEET)
         ax.invert_yaxis()

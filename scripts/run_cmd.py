@@ -18,7 +18,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="forward speed [m/s] (default: the middle of the gait's band)")  # fmt: skip
     p.add_argument("--params", metavar="FILE.toml", help="gait parameter file (overrides --gait)")
     p.add_argument("--push", action="append", default=[], metavar="T:FX,FY,FZ:DUR",
-                   help="push the torso at T s with force (N, world) for DUR s; repeatable")  # fmt: skip
+                   help="push the chest at T s with a force (N, world frame) for DUR s; "
+                        "repeatable")  # fmt: skip
     add_run_outputs(p)
     p.set_defaults(func=run)
 
