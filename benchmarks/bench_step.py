@@ -1,10 +1,12 @@
-"""Cost of one control step against the bare physics step, per gait, as ratios in one run.
+"""Cost of the control step against the bare physics step, per gait, as ratios in one run.
 
-    python benchmarks/bench_step.py [--steps 2000] [--gaits walk,trot]
+    python benchmarks/bench_step.py [--seconds 2] [--gaits walk,trot]
 
-For each gait the dog runs `steps` physics steps at the middle of the gait's speed band;
-the script times the parts of every step (state read, controller, torque apply, physics)
-and prints each part's cost as a multiple of the bare `stepSimulation` call.
+The dog runs each gait at the middle of its speed band. Per millisecond of simulated time
+the loop does one control step (a batched state read and the controller) and, at every
+physics step (4 kHz by default), the joint servo (a joint read, the PD law, the torque
+write) and pybullet's stepSimulation. The script times each part and prints it as a
+multiple of the stepSimulation calls of the same steps (the physics).
 """
 
 from __future__ import annotations
@@ -12,59 +14,61 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 from controller.loop import Controller
 from controller.sim import World
 from gaits.params import GaitParams, preset_names
 
+CONTROL_DT = 1e-3
 
-def measure(gait: str, steps: int) -> dict[str, float]:
+
+def measure(gait: str, seconds: float) -> dict[str, float]:
+    """Microseconds per millisecond of simulated time for each part of the loop."""
     params = GaitParams.load(gait)
     with World() as world:
-        ctrl = Controller(world.skeleton, params, dt=world.dt)
+        ctrl = Controller(world.skeleton, params, dt=CONTROL_DT, servo_dt=world.dt)
         ctrl.command.speed_mps = sum(params.speed_band_mps) / 2
-        parts = {"read_state": 0.0, "controller": 0.0, "apply": 0.0, "physics": 0.0}
+        substeps = round(CONTROL_DT / world.dt)
+        parts = dict.fromkeys(("read_state", "controller", "servo", "physics"), 0.0)
         clock = time.perf_counter
+        steps = int(seconds / CONTROL_DT)
         for _ in range(steps):
             t0 = clock()
             state = world.read_state()
             t1 = clock()
-            tau = ctrl.step(state)
+            command = ctrl.step(state)
             t2 = clock()
-            world.apply(tau)
-            t3 = clock()
-            world.step()
-            t4 = clock()
             parts["read_state"] += t1 - t0
             parts["controller"] += t2 - t1
-            parts["apply"] += t3 - t2
-            parts["physics"] += t4 - t3
+            q, qd = state.q, state.qd
+            for k in range(substeps):
+                t3 = clock()
+                if k:
+                    q, qd = world.read_joints()
+                world.apply(command.torques(q, qd))
+                t4 = clock()
+                world.step()
+                parts["servo"] += t4 - t3
+                parts["physics"] += clock() - t4
             if world.status(state) != "ok":
                 world.place_dog(world.skeleton.stand_angles())
-        # the bare physics step on the same scene, for reference
-        t0 = clock()
-        for _ in range(steps):
-            world.step()
-        bare = clock() - t0
-    return {k: v / steps * 1e6 for k, v in parts.items()} | {"bare_physics": bare / steps * 1e6}
+    per_ms = 1e6 / steps
+    return {k: v * per_ms for k, v in parts.items()}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=2000)
+    ap.add_argument("--seconds", type=float, default=2.0, help="simulated seconds per gait")
     ap.add_argument("--gaits", default=",".join(preset_names()))
     args = ap.parse_args()
-    print(f"{'gait':18} {'read':>7} {'ctrl':>7} {'apply':>7} {'physics':>8} {'bare':>7}  "
-          f"{'ctrl/bare':>9} {'step/bare':>9}   (microseconds per step)")  # fmt: skip
+    print("microseconds per simulated millisecond (1 control step + its physics steps)")
+    print(f"{'gait':18} {'read':>7} {'control':>8} {'servo':>7} {'physics':>8}"
+          f"  {'control/physics':>15} {'total/physics':>13}")  # fmt: skip
     for gait in args.gaits.split(","):
-        m = measure(gait, args.steps)
-        whole = m["read_state"] + m["controller"] + m["apply"] + m["physics"]
-        print(f"{gait:18} {m['read_state']:7.1f} {m['controller']:7.1f} {m['apply']:7.1f} "
-              f"{m['physics']:8.1f} {m['bare_physics']:7.1f}  "
-              f"{m['controller'] / m['bare_physics']:9.2f} "
-              f"{whole / m['bare_physics']:9.2f}")  # fmt: skip
-    print(f"numpy {np.__version__}")
+        m = measure(gait, args.seconds)
+        total = m["read_state"] + m["controller"] + m["servo"] + m["physics"]
+        print(f"{gait:18} {m['read_state']:7.0f} {m['controller']:8.0f} {m['servo']:7.0f} "
+              f"{m['physics']:8.0f}  {m['controller'] / m['physics']:15.2f} "
+              f"{total / m['physics']:13.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

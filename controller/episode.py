@@ -12,6 +12,7 @@ from typing import Protocol
 import numpy as np
 
 from controller.kinematics import yaw_of
+from controller.pd import ServoCommand
 from controller.recording import VideoRecorder
 from controller.sim import World
 from controller.state import DogState
@@ -19,7 +20,9 @@ from gaits.footfalls import FEET, footfall_stats
 
 
 class Controller(Protocol):
-    def step(self, state: DogState) -> np.ndarray: ...
+    """Anything with step(state) -> ServoCommand (or plain joint torques [N*m])."""
+
+    def step(self, state: DogState) -> ServoCommand | np.ndarray: ...
 
 
 @dataclass
@@ -79,6 +82,7 @@ def run_episode(
     controller: Controller,
     duration_s: float,
     *,
+    control_hz: float = 1000.0,
     log_hz: float = 200.0,
     recorder: VideoRecorder | None = None,
     progress: Callable[[float], None] | None = None,
@@ -86,11 +90,15 @@ def run_episode(
 ) -> RunResult:
     """Step `world` under `controller` for `duration_s` [s] of simulated time.
 
-    Stops early when the dog falls or the simulation becomes unstable; never raises for that.
-    `progress(fraction_done)` is called about 100 times.
+    The controller runs at `control_hz`; between its steps the joint servo of its
+    ServoCommand runs at every physics step of the world. Stops early when the dog falls or
+    the simulation becomes unstable; never raises for that. `progress(fraction_done)` is
+    called about 100 times.
     """
-    steps = int(round(duration_s / world.dt))
-    log_every = max(int(round(1.0 / (log_hz * world.dt))), 1)
+    substeps = max(int(round(1.0 / (control_hz * world.dt))), 1)
+    control_dt = substeps * world.dt
+    steps = int(round(duration_s / control_dt))
+    log_every = max(int(round(1.0 / (log_hz * control_dt))), 1)
     tick = max(steps // 100, 1)
     log = RunLog()
     contacts = np.zeros((steps, 4), dtype=bool)
@@ -103,15 +111,21 @@ def run_episode(
         if status != "ok":
             fall_time = state.t
             break
-        tau = controller.step(state)
-        applied = world.apply(tau)
-        contacts[n] = state.foot_contact
-        if n % log_every == 0:
-            log.add(state, applied, world.marker_positions(),
-                    extra_log(state) if extra_log else None)  # fmt: skip
-        if recorder is not None and recorder.due(state.t):
-            recorder.capture(world, state)
-        world.step()
+        command = controller.step(state)
+        servo = command if isinstance(command, ServoCommand) else None
+        q, qd = state.q, state.qd
+        for k in range(substeps):
+            if k:
+                q, qd = world.read_joints()
+            applied = world.apply(servo.torques(q, qd) if servo is not None else command)
+            if k == 0:
+                contacts[n] = state.foot_contact
+                if n % log_every == 0:
+                    log.add(state, applied, world.marker_positions(),
+                            extra_log(state) if extra_log else None)  # fmt: skip
+                if recorder is not None and recorder.due(state.t):
+                    recorder.capture(world, state)
+            world.step()
         if progress is not None and n % tick == 0:
             progress(n / steps)
     else:
@@ -121,7 +135,7 @@ def run_episode(
     wall = time.perf_counter() - start
     arrays = log.arrays(world.marker_names, world.skeleton.joint_names)
     arrays["torque_limit"] = world.torque_limit.copy()
-    t_contacts = np.arange(n) * world.dt
+    t_contacts = np.arange(n) * control_dt
     return RunResult(status, fall_time, arrays, wall, contacts[:n], t_contacts)
 
 

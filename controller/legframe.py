@@ -9,16 +9,15 @@ import numpy as np
 def frame_force(
     height_error: float,
     vertical_speed: float,
-    vel_error_xy: np.ndarray,
+    horizontal_force: np.ndarray,
     weight: float,
     kp_h: float,
     kd_h: float,
-    kv: np.ndarray,
 ) -> np.ndarray:
-    """Virtual force [N] (world) on a leg frame: height PD, velocity gain k_v per horizontal
-    axis, and the weight the frame carries. vel_error_xy: (2,) world [m/s]; kv: (2,) world."""
+    """Virtual force [N] (world) on a leg frame: the horizontal force (k_v times the velocity
+    error), a height PD [N/m, N*s/m] and the weight [N] the frame carries."""
     f = np.empty(3)
-    f[:2] = kv * vel_error_xy
+    f[:2] = horizontal_force
     f[2] = kp_h * height_error - kd_h * vertical_speed + weight
     return f
 

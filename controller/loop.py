@@ -17,7 +17,7 @@ import numpy as np
 from controller.kinematics import quat_to_matrix, rot_x, static_gravity_torques
 from controller.legframe import frame_force, share_frame_torque, yaw_forces
 from controller.legik import leg_ik
-from controller.pd import gain_arrays
+from controller.pd import ServoCommand, gain_arrays
 from controller.sim import TRACKED_LINKS
 from controller.spine import quat_from_pitch_yaw, split_spine
 from controller.stand import GRAVITY, leg_kinematics
@@ -35,6 +35,8 @@ CHEST = TRACKED_LINKS.index("chest")
 EARLY_CONTACT = 0.8  # a swing foot touching down after 80% of its swing counts as stance
 BOUNCE_S = 0.03  # [s] a supporting foot may leave the ground this long (a bounce)
 REACH_BELOW_M = 0.02  # a foot about to strike reaches this far under the expected ground
+TARGET_RATE_FILTER = 0.1  # low-pass weight per control step of the target joint rates
+MAX_TARGET_RATE = 30.0  # [rad/s] cap on the target joint rates fed to the PD damping
 MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
 
 
@@ -49,15 +51,16 @@ class Command:
 
 class Controller:
     """The per-step controller. Holds only gait-phase state; everything else is read from
-    the DogState each step. dt: the physics time step [s]."""
+    the DogState each step. dt: the control step [s]; servo_dt: the physics step [s] at
+    which the joint servo of the returned ServoCommand runs (it bounds the PD damping)."""
 
     def __init__(self, skeleton: Skeleton, params: GaitParams, dt: float = 1e-3,
-                 accel_limit_mps2: float = 1.0) -> None:  # fmt: skip
+                 servo_dt: float = 2.5e-4, accel_limit_mps2: float = 1.0) -> None:  # fmt: skip
         self.skeleton = skeleton
         self.dt = dt
         self.accel_limit = accel_limit_mps2
         self.legs, self.leg_idx = leg_kinematics(skeleton)
-        self.kp, self.kd = gain_arrays(skeleton, dt=dt)
+        self.kp, self.kd = gain_arrays(skeleton, dt=servo_dt)
         names = skeleton.joint_names
         self.lower, self.upper, _ = skeleton.limits()
         self.spine_idx = np.array([[names.index(p), names.index(y)]
@@ -105,7 +108,6 @@ class Controller:
         self._since_contact = np.zeros(4)
         self.ground = np.zeros(4)
         self._started = False
-        self._dbg = {}
 
     def set_params(self, params: GaitParams) -> None:
         """Use `params` from now on (the phase carries over)."""
@@ -120,16 +122,16 @@ class Controller:
             "strike_lead_s")}  # fmt: skip
 
     # ------------------------------------------------------------------ the step
-    def step(self, state: DogState) -> np.ndarray:
-        """Joint torques [N*m] for this physics step."""
+    def step(self, state: DogState) -> ServoCommand:
+        """The joint servo command until the next control step."""
         p, leg, dt = self.params, self._leg, self.dt
         graph = self.graph
         if not self._started:
             self._start(state)
         # command: speed ramps at the acceleration limit; heading turns at the turn rate
         cmd = self.command
-        dv = np.clip(cmd.speed_mps - self.speed_now, -self.accel_limit * dt, self.accel_limit * dt)
-        self.speed_now += dv
+        max_dv = self.accel_limit * dt
+        self.speed_now += min(max(cmd.speed_mps - self.speed_now, -max_dv), max_dv)
         self.heading_now += cmd.turn_rate_rps * dt
         heading = self.heading_now
         ch, sh = math.cos(heading), math.sin(heading)
@@ -222,7 +224,6 @@ class Controller:
         toe = foot_angles(np.zeros(4), leg["swing_cannon_rad"], leg["toe_off_rad"],
                           leg["foot_strike_rad"], swing_p, time_to_liftoff, time_to_strike,
                           leg["toe_off_lead_s"], leg["strike_lead_s"])  # fmt: skip
-        self._dbg["target_local"] = target_local
         q_target = self.skeleton_targets
         q_target[self.leg_idx] = leg_ik(target_local, self.legs.hip, self.legs.lengths,
                                         cannon - plane_pitch, toe - plane_pitch, BEND)  # fmt: skip
@@ -241,9 +242,20 @@ class Controller:
         # the desired leg-frame orientation, so this PD is that frame's orientation PD in
         # joint space). Only stance legs that touch the ground support the body: a stance
         # foot in the air keeps its PD and takes no virtual force.
-        tau = self.kp * (q_target - state.q) - self.kd * state.qd
+        # target rates from the targets' own motion, so that damping resists only the
+        # tracking error, not the motion asked for (a swinging leg, a stance leg sweeping back)
+        raw = np.clip((q_target - self._q_target_prev) / dt, -MAX_TARGET_RATE, MAX_TARGET_RATE)
+        self._q_target_prev[:] = q_target
+        qd_target = self._qd_target
+        qd_target += TARGET_RATE_FILTER * (raw - qd_target)  # low-pass: targets jitter
+        qd_target[self.leg_idx[stance]] = 0.0  # only swing legs track a moving target
+        qd_target[self.leg_idx[lifted]] = 0.0
+        kp, kd = self.kp.copy(), self.kd.copy()
         stance_hips = self.leg_idx[:, :2][support]
-        tau[stance_hips] *= p["stance_hip_pd"]
+        kp[stance_hips] *= p["stance_hip_pd"]
+        kd[stance_hips] *= p["stance_hip_pd"]
+        servo_now = kp * (q_target - state.q) + kd * (qd_target - state.qd)
+        tau = np.zeros_like(servo_now)  # the feed-forward part
         tau[self.hold_idx] += self.hold_tau
 
         # -------- leg-frame virtual forces on the stance legs, and frame torques
@@ -255,11 +267,11 @@ class Controller:
             n_st = int(np.count_nonzero(st))
             if n_st == 0:
                 continue
-            vel_err = H[:2, :2] @ (kv * ((v_d - frame_vel[f, :2]) @ H[:2, :2]))
+            # k_v acts on the velocity error along and across the heading
+            push = H[:2, :2] @ (kv * ((v_d - frame_vel[f, :2]) @ H[:2, :2]))
             height_err = frame_pos_d[f, 2] - frame_pos[f, 2]
-            F = frame_force(height_err, frame_vel[f, 2], vel_err, self.frame_weight[f],
-                            p["kp_height_N_per_m"], p["kd_height_Ns_per_m"],
-                            np.ones(2))  # fmt: skip
+            F = frame_force(height_err, frame_vel[f, 2], push, self.frame_weight[f],
+                            p["kp_height_N_per_m"], p["kd_height_Ns_per_m"])  # fmt: skip
             yaw_err = _wrap(heading - _yaw_of(frame_R[f]))
             yaw_torque = p["kp_yaw_Nm_per_rad"] * yaw_err - p["kd_yaw_Nms_per_rad"] * frame_w[f, 2]
             lever = foot[legs_f, :2] - frame_pos[f, :2]
@@ -275,13 +287,13 @@ class Controller:
         roll_axis = R_leg[:, :, 0]
         pitch_axis = (R_leg @ rot_x(q_leg[:, 0]))[:, :, 1]
         axes = np.stack([roll_axis, pitch_axis], axis=1)
-        swing_hip_tau = tau[self.leg_idx[:, :2]] * (~support)[:, None]
+        hips = self.leg_idx[:, :2]
+        swing_hip_tau = (tau[hips] + servo_now[hips]) * (~support)[:, None]
         for f, legs_f in ((FRONT, slice(0, 2)), (BACK, slice(2, 4))):
             # what the swing hips already do to the frame (a joint acts on its parent with -tau)
             from_swing = -np.einsum("ka,kaj->j", swing_hip_tau[legs_f], axes[legs_f])
             needed = frame_torque[f] - from_swing
             share = share_frame_torque(needed, axes[legs_f], support[legs_f])
-            self._dbg[f] = (needed.round(1), share.round(1))
             tau[self.leg_idx[legs_f, :2]] += share
 
         # -------- gravity compensation of the swing legs (base: their leg frame)
@@ -289,7 +301,7 @@ class Controller:
 
         self.phase = (self.phase + dt / period) % 1.0
         self.t += dt
-        return tau
+        return ServoCommand(tau, q_target.copy(), qd_target.copy(), kp, kd)
 
     def log_fields(self, state: DogState) -> dict[str, float]:
         """What the run log records of the controller besides the state."""
@@ -304,6 +316,9 @@ class Controller:
     def _start(self, state: DogState) -> None:
         self._started = True
         self.skeleton_targets = self.skeleton.stand_angles().copy()
+        self._q_target_prev = self.skeleton_targets.copy()
+        self._qd_target = np.zeros_like(self.skeleton_targets)
+
         self.heading_now = self.command.heading_rad
         self.ground[:] = state.foot_pos[:, 2] - self.foot_radius
         self.liftoff[:] = state.foot_pos[:, :2]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dataclasses import dataclass
+
 from controller.kinematics import joint_inertias
 from models import Skeleton
 
@@ -44,3 +46,24 @@ def pd_torque(q: np.ndarray, qd: np.ndarray, q_target: np.ndarray, qd_target: np
               kp: np.ndarray, kd: np.ndarray) -> np.ndarray:  # fmt: skip
     """tau = kp (q_target - q) + kd (qd_target - qd) [N*m]."""
     return kp * (q_target - q) + kd * (qd_target - qd)
+
+
+@dataclass
+class ServoCommand:
+    """What one control step asks of the joints until the next: a feed-forward torque plus a
+    PD servo, tau = tau_ff + kp (q_target - q) + kd (qd_target - qd) [N*m].
+
+    The servo is evaluated at every physics step (faster than the control step): explicit
+    joint damping is only stable while kd * dt stays below the inertia it damps, so the
+    light segments of a dog need a servo rate above the 1 kHz control rate.
+    """
+
+    tau_ff: np.ndarray
+    q_target: np.ndarray
+    qd_target: np.ndarray
+    kp: np.ndarray
+    kd: np.ndarray
+
+    def torques(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
+        """Joint torques [N*m] for the joint angles q [rad] and rates qd [rad/s] now."""
+        return self.tau_ff + self.kp * (self.q_target - q) + self.kd * (self.qd_target - qd)

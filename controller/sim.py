@@ -69,7 +69,8 @@ class Push:
 class World:
     """One independent simulation: a pybullet client, flat ground, terrain and one dog.
 
-    physics_hz: simulation steps per second [Hz]; friction: ground friction coefficient.
+    physics_hz: simulation steps per second [Hz] (default 4 kHz: the joint servo runs at this
+    rate, the controller at 1 kHz); friction: ground friction coefficient.
     renderer: None (no pictures), "egl" (pybullet's eglRenderer plugin, falling back to
     TinyRenderer where it does not load) or "tiny". The plugin must load before any body,
     since it only draws the shapes created after it.
@@ -78,7 +79,7 @@ class World:
     def __init__(
         self,
         spec: DogSpec | str = "shepherd",
-        physics_hz: float = 1000.0,
+        physics_hz: float = 4000.0,
         friction: float = 1.0,
         gui: bool = False,
         renderer: str | None = None,
@@ -258,6 +259,13 @@ class World:
     @property
     def marker_names(self) -> tuple[str, ...]:
         return tuple(self.skeleton.markers)
+
+    def read_joints(self) -> tuple[np.ndarray, np.ndarray]:
+        """Joint angles [rad] and rates [rad/s] only: what the joint servo reads each step."""
+        js = self.client.getJointStates(self.dog, self.joint_ids)
+        q = np.fromiter((s[0] for s in js), float, self.n_joints)
+        qd = np.fromiter((s[1] for s in js), float, self.n_joints)
+        return q, qd
 
     def clip_torques(self, tau: np.ndarray) -> np.ndarray:
         """Torques [N*m] clipped to each joint's limit (pybullet itself does not clip)."""

@@ -14,6 +14,7 @@ from controller.sim import Push, World
 from gaits.params import GaitParams
 from models import DogSpec
 
+CONTROL_DT = 1e-3  # [s] the controller runs at 1 kHz; the joint servo at the physics rate
 START_POSE_NOISE_RAD = 0.01  # seeded jitter of the start pose: seeds give different runs
 
 
@@ -42,12 +43,13 @@ def simulate(
                         + rng.normal(0.0, START_POSE_NOISE_RAD, world.n_joints))  # fmt: skip
         for push in pushes:
             world.add_push(push)
-        controller = Controller(world.skeleton, gait, dt=world.dt)
+        controller = Controller(world.skeleton, gait, dt=CONTROL_DT, servo_dt=world.dt)
         controller.command.speed_mps = speed_mps
         controller.command.turn_rate_rps = np.radians(turn_rate_dps)
         recorder = VideoRecorder(record) if record else None
         try:
-            result = run_episode(world, controller, duration_s, recorder=recorder,
+            result = run_episode(world, controller, duration_s, control_hz=1.0 / CONTROL_DT,
+                                 recorder=recorder,
                                  progress=progress, log_hz=log_hz,
                                  extra_log=controller.log_fields)  # fmt: skip
         finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from controller.kinematics import LegKinematics, quat_to_matrix
-from controller.pd import gain_arrays, pd_torque
+from controller.pd import ServoCommand, gain_arrays
 from controller.state import DogState
 from models import FORE, LEGS, Skeleton
 
@@ -26,10 +26,12 @@ def leg_kinematics(skeleton: Skeleton) -> tuple[LegKinematics, np.ndarray]:
 class StandController:
     """Holds the standing pose: joint PD plus each foot pushing down its share of the weight."""
 
-    def __init__(self, skeleton: Skeleton, front_weight_share: float = 0.6) -> None:
+    def __init__(self, skeleton: Skeleton, front_weight_share: float = 0.6,
+                 servo_dt: float = 2.5e-4) -> None:  # fmt: skip
         self.skeleton = skeleton
         self.q_stand = skeleton.stand_angles()
-        self.kp, self.kd = gain_arrays(skeleton)
+        self.kp, self.kd = gain_arrays(skeleton, dt=servo_dt)
+        self._zero = np.zeros(len(self.q_stand))
         self.legs, self.leg_idx = leg_kinematics(skeleton)
         weight = skeleton.total_mass * GRAVITY
         share = np.array([front_weight_share if leg in FORE else 1 - front_weight_share
@@ -37,13 +39,13 @@ class StandController:
         self.foot_force_world = np.zeros((4, 3))
         self.foot_force_world[:, 2] = -weight * share  # each foot pushes down on the ground
 
-    def step(self, state: DogState) -> np.ndarray:
-        """Joint torques [N*m] for this step."""
-        tau = pd_torque(state.q, state.qd, self.q_stand, 0.0, self.kp, self.kd)
+    def step(self, state: DogState) -> ServoCommand:
+        """The joint servo command until the next control step."""
+        tau = np.zeros(len(self.q_stand))
         R_front = quat_to_matrix(state.link_quat[state.link_index("chest")])
         R_back = quat_to_matrix(state.base_quat)
         R = np.stack([R_front, R_front, R_back, R_back])
         force_leg = np.einsum("kji,kj->ki", R, self.foot_force_world)  # R^T F per leg
         _, jac = self.legs.foot_jacobian(state.q[self.leg_idx])
         tau[self.leg_idx] += np.einsum("kij,ki->kj", jac, force_leg)
-        return tau
+        return ServoCommand(tau, self.q_stand, self._zero, self.kp, self.kd)

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         recorder = VideoRecorder(video_path) if video_path else None
         update, close = progress_bar(not args.quiet and video_path is not None, "stand")
         try:
-            result = run_episode(world, StandController(world.skeleton), args.duration,
+            result = run_episode(world, StandController(world.skeleton, servo_dt=world.dt), args.duration,
                                  recorder=recorder, progress=update)  # fmt: skip
         finally:
             close()

@@ -132,12 +132,16 @@ def test_spine_split_shares_the_leg_frame_difference_evenly(pitch: float, yaw: f
 def test_swing_path_starts_at_lift_off_and_ends_at_the_landing_point() -> None:
     lift, land = np.zeros((4, 2)), np.full((4, 2), 0.3)
     ground, height = np.zeros(4), np.full(4, 0.1)
-    start = swing_path(lift, land, np.zeros(4), height, ground)
-    mid = swing_path(lift, land, np.full(4, 0.5), height, ground)
-    end = swing_path(lift, land, np.ones(4), height, ground)
-    assert np.allclose(start[:, :2], lift) and np.allclose(start[:, 2], 0.0)
-    assert np.allclose(mid[:, 2], 0.1)
-    assert np.allclose(end[:, :2], land) and np.all(end[:, 2] < 0.0)  # strikes into the ground
+
+    def at(progress: float) -> np.ndarray:
+        return swing_path(lift, land, np.full(4, progress), height, ground, touch_at=0.8)
+
+    assert np.allclose(at(0.0)[:, :2], lift) and np.allclose(at(0.0)[:, 2], 0.0)
+    assert np.allclose(at(0.4)[:, 2], 0.1)  # the top of the step half-way to touch-down
+    assert np.allclose(at(0.8)[:, :2], land) and np.allclose(at(0.8)[:, 2], 0.0)
+    assert np.all(at(1.0)[:, 2] < 0.0)  # then reaches into the ground: it strikes
+    # it arrives slowly: the height changes little just before touch-down
+    assert np.all(at(0.78)[:, 2] < 0.01)
 
 
 def test_foot_placement_centres_the_stance_under_the_hip() -> None:

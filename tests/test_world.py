@@ -16,19 +16,19 @@ def stand(world: World, seconds: float, seed: int | None = None) -> list:
     if seed is not None:
         rng = np.random.default_rng(seed)
         world.place_dog(world.skeleton.stand_angles() + rng.normal(0.0, 0.01, world.n_joints))
-    ctrl = StandController(world.skeleton)
+    ctrl = StandController(world.skeleton, servo_dt=world.dt)
     states = []
     for _ in range(int(round(seconds / world.dt))):
         s = world.read_state()
         states.append(s)
-        world.apply(ctrl.step(s))
+        world.apply(ctrl.step(s).torques(s.q, s.qd))
         world.step()
     return states
 
 
 def test_dog_stands_ten_seconds_with_little_height_drift() -> None:
     with World() as world:
-        result = run_episode(world, StandController(world.skeleton), 10.0)
+        result = run_episode(world, StandController(world.skeleton, servo_dt=world.dt), 10.0)
     assert result.status == "ok"
     t, z = result.log["t"], result.log["base_pos"][:, 2]
     settled = z[np.searchsorted(t, 1.0)]
@@ -58,17 +58,18 @@ def test_torque_beyond_the_limit_is_applied_at_the_limit() -> None:
 
 def test_two_worlds_in_one_process_are_independent_and_identical() -> None:
     with World() as a, World() as b:
-        ctrl_a, ctrl_b = StandController(a.skeleton), StandController(b.skeleton)
+        ctrl_a = StandController(a.skeleton, servo_dt=a.dt)
+        ctrl_b = StandController(b.skeleton, servo_dt=b.dt)
         b.add_push(Push(0.0, (0.0, 50.0, 0.0), 0.05))  # only b is pushed
         for _ in range(300):
             sa, sb = a.read_state(), b.read_state()
-            a.apply(ctrl_a.step(sa))
+            a.apply(ctrl_a.step(sa).torques(sa.q, sa.qd))
             a.step()
-            b.apply(ctrl_b.step(sb))
+            b.apply(ctrl_b.step(sb).torques(sb.q, sb.qd))
             b.step()
         pushed_y = b.read_state().base_pos[1]
     with World() as c:
-        alone = stand(c, 0.3)[-1]
+        alone = stand(c, 300 * c.dt)[-1]
     assert np.array_equal(sa.q, alone.q)  # a was not disturbed by b
     assert abs(pushed_y - alone.base_pos[1]) > 1e-4
 
@@ -87,7 +88,7 @@ def test_same_seed_gives_bit_identical_state_after_two_seconds() -> None:
 def test_hard_push_makes_the_fall_detector_fire() -> None:
     with World() as world:
         world.add_push(Push(0.5, (0.0, 2500.0, 0.0), 0.2, link="chest"))
-        result = run_episode(world, StandController(world.skeleton), 4.0)
+        result = run_episode(world, StandController(world.skeleton, servo_dt=world.dt), 4.0)
     assert result.status == "fell"
     assert 0.5 < result.fall_time_s < 4.0
 
@@ -105,7 +106,7 @@ def test_nan_torque_is_reported_unstable_not_raised() -> None:
 
 def test_small_dog_stands_too() -> None:
     with World(preset("small")) as world:
-        result = run_episode(world, StandController(world.skeleton), 3.0)
+        result = run_episode(world, StandController(world.skeleton, servo_dt=world.dt), 3.0)
     assert result.status == "ok"
 
 
@@ -113,6 +114,6 @@ def test_platforms_and_boxes_are_solid_ground() -> None:
     with World() as world:
         world.add_platform(x_start=-1.0, length=2.0, height=0.2)
         world.place_dog(world.skeleton.stand_angles())
-        result = run_episode(world, StandController(world.skeleton), 1.0)
+        result = run_episode(world, StandController(world.skeleton, servo_dt=world.dt), 1.0)
         assert result.status == "ok"
         assert result.log["base_pos"][-1, 2] == pytest.approx(0.2 + world.stand_height, abs=0.02)
