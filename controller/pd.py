@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from dataclasses import dataclass
+
+import numpy as np
 
 from controller.kinematics import joint_inertias
 from models import Skeleton
 
-# Proportional gains [N*m/rad] per joint kind; damping is `DAMPING_RATIO` * sqrt(kp) * scale.
+# Proportional gains [N*m/rad] per joint kind (damping: see gain_arrays).
 DEFAULT_KP: dict[str, float] = {
     "spine_pitch": 900.0, "spine_yaw": 600.0,
     "neck_pitch": 150.0, "neck_yaw": 100.0, "head_pitch": 60.0, "head_yaw": 40.0,
@@ -40,12 +40,6 @@ def gain_arrays(
     own = joint_inertias(skeleton, own_link_only=True)
     kd = np.minimum(2.0 * damping_ratio * np.sqrt(kp * inertia), 0.3 * own / dt)
     return kp, kd
-
-
-def pd_torque(q: np.ndarray, qd: np.ndarray, q_target: np.ndarray, qd_target: np.ndarray | float,
-              kp: np.ndarray, kd: np.ndarray) -> np.ndarray:  # fmt: skip
-    """tau = kp (q_target - q) + kd (qd_target - qd) [N*m]."""
-    return kp * (q_target - q) + kd * (qd_target - qd)
 
 
 @dataclass

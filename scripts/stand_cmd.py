@@ -29,8 +29,9 @@ def run(args: argparse.Namespace) -> int:
         recorder = VideoRecorder(video_path) if video_path else None
         update, close = progress_bar(not args.quiet and video_path is not None, "stand")
         try:
-            result = run_episode(world, StandController(world.skeleton, servo_dt=world.dt), args.duration,
-                                 recorder=recorder, progress=update)  # fmt: skip
+            controller = StandController(world.skeleton, servo_dt=world.dt)
+            result = run_episode(world, controller, args.duration, recorder=recorder,
+                                 progress=update)  # fmt: skip
         finally:
             close()
             if recorder:
