@@ -108,6 +108,8 @@ class Controller:
         self._since_contact = np.zeros(4)
         self.ground = np.zeros(4)
         self._started = False
+        self._frames = np.zeros((2, 3, 3))
+        self._quats = np.zeros((2, 4))
 
     def set_params(self, params: GaitParams) -> None:
         """Use `params` from now on (the phase carries over)."""
@@ -153,12 +155,13 @@ class Controller:
         time_to_liftoff = np.where(in_swing, 0.0, (1.0 - stance_p) * t_stance)
 
         # -------- leg frames
-        R_front = quat_to_matrix(state.link_quat[CHEST])
-        R_back = quat_to_matrix(state.base_quat)
-        frame_R = np.stack([R_front, R_back])
-        frame_pos = np.stack([state.link_pos[CHEST], state.base_pos])
-        frame_vel = np.stack([state.link_vel[CHEST], state.base_vel])
-        frame_w = np.stack([state.link_angvel[CHEST], state.base_angvel])
+        frames = self._frames  # rows: front (chest), back (pelvis)
+        frames[0, 0], frames[1, 0] = state.link_pos[CHEST], state.base_pos
+        frames[0, 1], frames[1, 1] = state.link_vel[CHEST], state.base_vel
+        frames[0, 2], frames[1, 2] = state.link_angvel[CHEST], state.base_angvel
+        frame_pos, frame_vel, frame_w = frames[:, 0], frames[:, 1], frames[:, 2]
+        self._quats[0], self._quats[1] = state.link_quat[CHEST], state.base_quat
+        frame_R = quat_to_matrix(self._quats)
         R_leg = frame_R[FRAME_OF_LEG]
         p_leg = frame_pos[FRAME_OF_LEG]
         q_leg = state.q[self.leg_idx]
@@ -243,13 +246,13 @@ class Controller:
         # joint space). Only stance legs that touch the ground support the body: a stance
         # foot in the air keeps its PD and takes no virtual force.
         # target rates from the targets' own motion, so that damping resists only the
-        # tracking error, not the motion asked for (a swinging leg, a stance leg sweeping back)
+        # tracking error of a swinging leg, not the swing itself
         raw = np.clip((q_target - self._q_target_prev) / dt, -MAX_TARGET_RATE, MAX_TARGET_RATE)
         self._q_target_prev[:] = q_target
         qd_target = self._qd_target
         qd_target += TARGET_RATE_FILTER * (raw - qd_target)  # low-pass: targets jitter
-        qd_target[self.leg_idx[stance]] = 0.0  # only swing legs track a moving target
         qd_target[self.leg_idx[lifted]] = 0.0
+        qd_target[self.leg_idx[stance]] = 0.0  # only swing legs track a moving target
         kp, kd = self.kp.copy(), self.kd.copy()
         stance_hips = self.leg_idx[:, :2][support]
         kp[stance_hips] *= p["stance_hip_pd"]
