@@ -214,6 +214,9 @@ class Controller:
         stance_target = np.concatenate([self.anchor, (self.ground + self.foot_radius
                                                       - reach)[:, None]], axis=1)  # fmt: skip
         stance_local = np.einsum("ji,kj->ki", R_desired, stance_target - frame_pos_d[FRAME_OF_LEG])
+        # a stance leg may push its frame up but never pull its foot off the ground
+        foot_local = np.einsum("kji,kj->ki", R_leg, foot - p_leg)
+        np.minimum(stance_local[:, 2], foot_local[:, 2], out=stance_local[:, 2])
         target_local = np.where(
             stance[:, None],
             stance_local,

@@ -36,8 +36,9 @@ def swing_path(
     reach_below_m: float = 0.02,
 ) -> np.ndarray:
     """Foot targets (4, 3) [m] along a swing: a smooth blend from the lift-off point to the
-    landing point, lifted by height * sin^2(pi * progress / touch_at) so that it is back at
-    the ground, slowly, at `touch_at` of the swing (the foot lags its target), then reaching
+    landing point, lifted by height * sin(pi * u) (u = progress / touch_at; squared on the way
+    down) so that it is back at the ground, slowly, at `touch_at` of the swing (the foot
+    lags its target), then reaching
     `reach_below_m` under the ground by the end so that the foot strikes rather than hovers.
 
     liftoff, landing: (4, 2) [m]; progress: (4,) in [0, 1]; height, ground: (4,) [m].
@@ -46,7 +47,9 @@ def swing_path(
     u = np.minimum(s / touch_at, 1.0)
     blend = u * u * (3.0 - 2.0 * u)
     xy = liftoff + (landing - liftoff) * blend[:, None]
-    lift = height * np.sin(np.pi * u) ** 2  # lifts and lands with zero vertical speed
+    # up briskly (no scuffing at toe-off), down softly (zero vertical speed at the strike)
+    bump = np.sin(np.pi * u)
+    lift = height * np.where(u < 0.5, bump, bump * bump)
     sink = -reach_below_m * np.maximum(s - touch_at, 0.0) / (1.0 - touch_at)
     return np.concatenate([xy, (ground + lift + sink)[:, None]], axis=1)
 

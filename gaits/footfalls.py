@@ -1,4 +1,9 @@
-"""Footfall analysis of a run: duty factors, stride period and phase offsets from contacts."""
+"""Footfall analysis of a run: duty factors, stride period and phase offsets from contacts.
+
+Contacts of a simulated foot are untidy: it bounces as it lands and may scuff the ground
+during a swing. The stride period and the phase offsets are therefore measured from whole
+contact signals (autocorrelation, cross-correlation), which brief contacts barely move.
+"""
 
 from __future__ import annotations
 
@@ -13,43 +18,69 @@ def touchdowns(t: np.ndarray, contact: np.ndarray) -> list[np.ndarray]:
     return [t[1:][(~c[:-1, k]) & c[1:, k]] for k in range(c.shape[1])]
 
 
+def clean_contacts(t: np.ndarray, contact: np.ndarray, min_stance_s: float = 0.02,
+                   max_bounce_s: float = 0.03) -> np.ndarray:  # fmt: skip
+    """Contacts with gaps shorter than `max_bounce_s` [s] filled (a foot bouncing as it
+    lands), then contacts shorter than `min_stance_s` [s] dropped (a foot skimming)."""
+    c = ~_drop_short_runs(~np.asarray(contact, dtype=bool), t, max_bounce_s)
+    return _drop_short_runs(c, t, min_stance_s)
+
+
 def footfall_stats(t: np.ndarray, contact: np.ndarray, min_stance_s: float = 0.02,
-                   max_bounce_s: float = 0.03) -> dict:  # fmt: skip
+                   max_bounce_s: float = 0.03, min_period_s: float = 0.15,
+                   max_period_s: float = 2.0) -> dict:  # fmt: skip
     """Duty factor per foot, stride period [s] and touchdown phase relative to LH in [0, 1).
 
-    Gaps in contact shorter than `max_bounce_s` [s] (a foot bouncing as it lands) are
-    filled, then contacts shorter than `min_stance_s` [s] (a foot skimming the ground) dropped.
-    Returns {"duty_factor": {foot: x}, "phase_offset": {foot: x}, "stride_period_s": x};
-    a value is None where the feet did not step enough to measure it.
+    The period is the first strong peak of the contacts' autocorrelation within
+    [min_period_s, max_period_s]; the phase of a foot is the lag [stride fraction] at which
+    its contact signal best matches LH's. Returns {"duty_factor": {foot: x},
+    "phase_offset": {foot: x}, "stride_period_s": x}; a value is None where the feet did
+    not step enough to measure it (fewer than two strides, or no periodic stepping).
     """
     t = np.asarray(t, dtype=float)
-    c = ~_debounce(~np.asarray(contact, dtype=bool), t, max_bounce_s)
-    c = _debounce(c, t, min_stance_s)
-    downs = touchdowns(t, c)
-    periods = [np.median(np.diff(d)) for d in downs if len(d) >= 3]
-    period = float(np.median(periods)) if periods else None
+    c = clean_contacts(t, contact, min_stance_s, max_bounce_s)
     duty = {f: round(float(np.mean(c[:, k])), 4) for k, f in enumerate(FEET)}
-    phase: dict[str, float | None] = dict.fromkeys(FEET)
-    ref = downs[FEET.index("LH")]
-    if period is not None and len(ref) >= 2:
-        for k, f in enumerate(FEET):
-            if len(downs[k]) == 0:
-                continue
-            # each touchdown against the latest LH touchdown before it, as a circular mean
-            idx = np.searchsorted(ref, downs[k], side="right") - 1
-            ok = idx >= 0
-            if not np.any(ok):
-                continue
-            frac = ((downs[k][ok] - ref[idx[ok]]) / period) % 1.0
-            angle = np.angle(np.mean(np.exp(2j * np.pi * frac)))
-            phase[f] = round(float((angle / (2 * np.pi)) % 1.0), 4)
-    return {"duty_factor": duty, "phase_offset": phase,
-            "stride_period_s": None if period is None else round(period, 4)}  # fmt: skip
+    none = {"duty_factor": duty, "phase_offset": dict.fromkeys(FEET), "stride_period_s": None}
+    if len(t) < 4:
+        return none
+    dt = float(np.median(np.diff(t)))
+    x = c.astype(float) - c.mean(axis=0)
+    if np.all(x.std(axis=0) < 1e-9):
+        return none
+    period_steps = _period_steps(x, int(min_period_s / dt), int(max_period_s / dt))
+    if period_steps is None or period_steps * 2 > len(t):
+        return none
+    period = period_steps * dt
+    lh = x[:, FEET.index("LH")]
+    phase: dict[str, float | None] = {}
+    lags = np.arange(period_steps)
+    n = len(t) - period_steps
+    for k, foot in enumerate(FEET):
+        # foot k touches down `lag` steps after LH when x_k(t + lag) matches x_LH(t)
+        score = [np.dot(lh[:n], x[lag : lag + n, k]) for lag in lags]
+        phase[foot] = round(float(lags[int(np.argmax(score))] / period_steps) % 1.0, 4)
+    return {"duty_factor": duty, "phase_offset": phase, "stride_period_s": round(period, 4)}
 
 
-def _debounce(contact: np.ndarray, t: np.ndarray, min_len_s: float) -> np.ndarray:
-    """Remove contact runs shorter than `min_len_s` [s]."""
-    out = contact.copy()
+def _period_steps(x: np.ndarray, lo: int, hi: int) -> int | None:
+    """Lag of the first autocorrelation peak of the summed contact signals in [lo, hi]."""
+    n = len(x)
+    hi = min(hi, n // 2)
+    if hi <= lo:
+        return None
+    ac = np.array([np.sum(x[: n - lag] * x[lag:]) for lag in range(hi + 1)])
+    if ac[0] <= 0:
+        return None
+    ac /= ac[0]
+    for lag in range(max(lo, 1), hi):
+        if ac[lag] >= ac[lag - 1] and ac[lag] >= ac[lag + 1] and ac[lag] > 0.3:
+            return lag
+    return None
+
+
+def _drop_short_runs(mask: np.ndarray, t: np.ndarray, min_len_s: float) -> np.ndarray:
+    """`mask` (T, k) with True runs shorter than `min_len_s` [s] set False."""
+    out = mask.copy()
     if len(t) < 2:
         return out
     dt = float(np.median(np.diff(t)))

@@ -25,8 +25,8 @@ def test_walk_is_a_four_beat_lateral_sequence_and_trot_moves_diagonal_pairs() ->
     # lateral sequence: LH, LF, RH, RF a quarter stride apart
     assert walk == pytest.approx({"LH": 0.0, "LF": 0.25, "RH": 0.5, "RF": 0.75}, abs=0.05)
     trot = GaitParams.load("trot").graph().phase_offsets()
-    assert min(trot["RF"], 1 - trot["RF"]) < 0.02  # RF with LH
-    assert abs(trot["LF"] - trot["RH"]) < 0.02 and abs(trot["LF"] - 0.5) < 0.05
+    assert min(trot["RF"], 1 - trot["RF"]) < 0.05  # RF with LH
+    assert abs(trot["LF"] - trot["RH"]) < 0.05 and abs(trot["LF"] - 0.5) < 0.1
 
 
 def test_preset_duty_factors_are_in_the_range_of_the_real_dog(mocap_dir) -> None:
