@@ -74,7 +74,7 @@ class Link:
 @dataclass(frozen=True)
 class LegMap:
     """Which links and joints make up one leg. `joints` run frame to toe:
-    (shoulder/hip pitch, shoulder/hip roll, elbow/knee, wrist/hock, toe)."""
+    (shoulder/hip roll, shoulder/hip pitch, elbow/knee, wrist/hock, toe)."""
 
     leg: str
     frame_link: str
@@ -240,12 +240,12 @@ def build_skeleton(spec: DogSpec) -> Skeleton:
         if fore:
             frame, off = "chest", s.shoulder_offset
             parts = ("upper_arm", "forearm", "fore_cannon", "fore_toe")
-            kinds = ("shoulder_pitch", "shoulder_roll", "elbow", "wrist", "fore_toe")
+            kinds = ("shoulder_roll", "shoulder_pitch", "elbow", "wrist", "fore_toe")
             seg = ("upper_arm", "forearm", "fore_cannon", "fore_toe")
         else:
             frame, off = "pelvis", s.hip_offset
             parts = ("thigh", "shank", "hind_cannon", "hind_toe")
-            kinds = ("hip_pitch", "hip_roll", "knee", "hock", "hind_toe")
+            kinds = ("hip_roll", "hip_pitch", "knee", "hock", "hind_toe")
             seg = ("thigh", "shank", "hind_cannon", "hind_toe")
         lengths = tuple(getattr(s, p) for p in parts)
         jnames = tuple(f"{leg}_{k}" for k in kinds)
@@ -253,8 +253,8 @@ def build_skeleton(spec: DogSpec) -> Skeleton:
         origin = (off[0], side * off[1], off[2])
         parent = frame
         for i, (lname, length) in enumerate(zip(lnames, lengths, strict=True)):
-            if i == 0:
-                joints = (_joint(s, jnames[0], kinds[0], Y), _joint(s, jnames[1], kinds[1], X))
+            if i == 0:  # abduction (roll) first: the rest of the leg then moves in one plane
+                joints = (_joint(s, jnames[0], kinds[0], X), _joint(s, jnames[1], kinds[1], Y))
             else:
                 joints = (_joint(s, jnames[i + 1], kinds[i + 1], Y),)
             is_toe = i == 3
