@@ -2,16 +2,20 @@
 can express it, the same kinematics for ikpy (and pyfabrik for unconstrained chains).
 
 Every case: ``name``, ``tree`` (ik.Chain/Tree), ``ikpy`` (an ``ikpy.chain.Chain`` or
-None), ``pyfabrik_dim`` (2/3 if pyfabrik can solve it, else None), ``effectors``.
+None), ``pyfabrik_dim`` (2/3 if pyfabrik can solve it, else None), ``ikpy_q`` (maps an
+ikpy joint vector to our ``q``, so ikpy's answers can be checked against our joint
+limits: its box bounds on Euler angles contain our cones, an easier problem).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from ik import Chain, Tree
+from ik._rot import axis_angle, log_so3
 from ik.testing import hand_tree
 
 FREE = (-np.inf, np.inf)  # ikpy turns (None, None) into NaN bounds that scipy refuses
@@ -24,6 +28,32 @@ class Case:
     ikpy: object | None
     pyfabrik_dim: int | None
     note: str = ""
+    ikpy_q: Callable[[np.ndarray], np.ndarray] | None = None
+
+
+_AX = {"x": np.array([1.0, 0, 0]), "y": np.array([0, 1.0, 0]), "z": np.array([0, 0, 1.0])}
+
+
+def _euler_to_rotvec(angles, axes: str) -> np.ndarray:
+    """Rotation vector of ``R(axes[0], a0) @ R(axes[1], a1) @ ...`` (ikpy's revolutes
+    stacked at one point, applied in chain order)."""
+    r = np.eye(3)
+    for a, ax in zip(angles, axes, strict=True):
+        r = r @ axis_angle(_AX[ax], np.float64(a))
+    return log_so3(r)
+
+
+def _ikpy_q(groups):
+    """Map ikpy's full joint vector (origin link first) to our q: ``groups`` lists, per
+    joint of ours, the number of ikpy revolutes and their axes ("z", "zy", "zyx")."""
+    def convert(q_full: np.ndarray) -> np.ndarray:
+        out, k = [], 1
+        for axes in groups:
+            a = q_full[k:k + len(axes)]
+            k += len(axes)
+            out.extend([a[0]] if len(axes) == 1 else _euler_to_rotvec(a, axes))
+        return np.array(out)
+    return convert
 
 
 def _ikpy_chain(segments):
@@ -56,7 +86,7 @@ def planar10() -> Case:
     for i in range(10):
         segs.append(([1.0 if i else 0.0, 0, 0], [0, 0, 1], FREE))
     segs.append(([1.0, 0, 0], None, None))
-    return Case("planar 10-bone", chain, _ikpy_chain(segs), 2)
+    return Case("planar 10-bone", chain, _ikpy_chain(segs), 2, ikpy_q=_ikpy_q(["z"] * 10))
 
 
 def cone10() -> Case:
@@ -74,7 +104,8 @@ def cone10() -> Case:
         segs.append(([1.0 if i else 0.0, 0, 0], [0, 0, 1], b))
         segs.append(([0.0, 0, 0], [0, 1, 0], b))
     segs.append(([1.0, 0, 0], None, None))
-    return Case("3-D 10-bone cones", chain, _ikpy_chain(segs), None)
+    return Case("3-D 10-bone cones", chain, _ikpy_chain(segs), None,
+                ikpy_q=_ikpy_q(["zy"] * 10))
 
 
 def arm7() -> Case:
@@ -94,7 +125,8 @@ def arm7() -> Case:
         ([0, 0, 0], [1, 0, 0], (-1.0, 1.0)),
         ([0.08, 0, 0], None, None),
     ]
-    return Case("7-DOF arm", chain, _ikpy_chain(segs), None)
+    return Case("7-DOF arm", chain, _ikpy_chain(segs), None,
+                ikpy_q=_ikpy_q(["zyx", "z", "zyx"]))
 
 
 def hand() -> Case:

@@ -1,10 +1,41 @@
 """FABRIK (Aristidou & Lasenby 2011) on joint positions: chains, trees, constraints.
 
 Every solve works on node positions (world frame, length units of the tree). One
-iteration is a backward pass (effectors to root: each node is put at bone length from
-its child's new position; a sub-base with several targeted branches goes to the
-centroid of their proposals) and a forward pass (root to leaves along every branch,
-projecting each bone onto its joint's constraints in the parent bone frame).
+*iteration* is a backward pass (effectors to root) and a forward pass (root to leaves);
+before the first iteration one forward pass projects the starting pose onto the joint
+constraints (not counted). On top of textbook FABRIK:
+
+* **Constraints in both passes.** The forward pass projects every bone onto its joint's
+  constraint in the parent bone frame (hinge plane and limits; elliptical cone; twist
+  range). The backward pass, placing bone ``v`` behind its already placed children,
+  turns ``v`` so that each constrained child is within its joint's limits relative to
+  ``v`` (an estimate of ``v``'s frame: the last forward pass's frame, turned onto the
+  new bone direction).
+* **Twist selection.** A ball joint's twist about its bone does not move the bone but
+  rotates the frames its children are constrained in (the plane of a child hinge, the
+  quadrants of a child's elliptical cone). In the forward pass each ball joint keeps its
+  frame from the last iteration (turned minimally onto the new bone direction), clips
+  its twist to the twist range, and if a constrained child would then violate its
+  limits, turns the twist to the candidate of least violation (ties: the smallest turn):
+  the twists that put the child's direction into a hinge plane or onto a cone's axis
+  planes, and the range ends. Angles are read from the solver's own frames, so the
+  returned ``q`` honours every limit.
+* **Sub-bases.** A node with several targeted branches goes to the centroid of their
+  proposals, then is moved into the reach annulus ``[min, max]`` of every branch (max =
+  path length to the effector, min = ``2 * longest bone - path length``).
+* **Acceleration.** When the error falls geometrically with ratio ``rho`` the backward
+  pass aims at a virtual target ``t + beta (t - e)``, ``beta = min(rho / (1 - rho), 3)``,
+  kept within reach.
+* **Straightening and restarts.** Each attempt's progress is checked every 4 iterations
+  (every 2 for a chain whose target is beyond 0.8 of its reach); if its best error fell
+  by less than 30 %, a chain target near full reach gets the chain laid on a circular
+  arc through root and target (exact for free chains; at most twice), otherwise the pose
+  restarts from the next pose of a fixed table of in-limit random poses (at most
+  ``restarts`` times). A stall (effectors moved less than ``eps``) also restarts. Every
+  iteration of every attempt counts in ``iterations``; the best pose seen is returned.
+
+Unreachable chain targets (beyond full reach) take exactly one iteration: the straight
+chain toward the target (projected onto the constraints).
 """
 
 from __future__ import annotations
@@ -13,7 +44,8 @@ from collections.abc import Hashable, Mapping
 
 import numpy as np
 
-from ._fabrik_scalar import ScalarPlan, solve_chain
+from . import _fabrik_scalar as S
+from ._fabrik_plan import plan_for
 from ._validate import as_points
 from .chain import Tree, targets_for
 from .errors import IKError, ShapeError
@@ -21,226 +53,7 @@ from .result import IKResult
 
 __all__ = ["fabrik", "fabrik_batch"]
 
-REASONS = np.array(["converged", "unreachable", "stalled", "max_iter", "running"])
-_CONV, _UNREACH, _STALL, _MAXIT, _RUN = range(5)
-
-
-def _norm(v: np.ndarray) -> np.ndarray:
-    n = np.sqrt(np.einsum("...i,...i->...", v, v))[..., None]
-    return v / np.where(n > 1e-300, n, 1.0)
-
-
-class _Plan:
-    """Static per-tree data for the passes (which nodes move in the backward pass)."""
-
-    def __init__(self, tree: Tree, effs: tuple[int, ...], dirs: tuple[int, ...]):
-        n = tree.n_nodes
-        par = tree._parents
-        active = np.zeros(n, dtype=bool)
-        for e in effs:
-            v = e
-            while v > 0 and not active[v]:
-                active[v] = True
-                v = par[v]
-        self.active = active
-        self.cnt = np.zeros(n)
-        for v in range(1, n):
-            if active[v]:
-                self.cnt[par[v]] += 1.0
-        self.eff_slot = {e: k for k, e in enumerate(effs)}
-        self.dirs = {e: k for k, e in enumerate(dirs)}
-        self.chain = tree.is_chain and effs == (n - 1,) and not dirs
-        self.constrained = tree.constrained
-
-
-def _backward(tree: Tree, plan: _Plan, p: np.ndarray, t: np.ndarray, dirv, q: np.ndarray):
-    lens = tree._len
-    par = tree._parents
-    n = tree.n_nodes
-    if plan.chain:
-        q[:, n - 1] = t[:, 0]
-        for v in range(n - 1, 0, -1):
-            q[:, v - 1] = q[:, v] + lens[v] * _norm(p[:, v - 1] - q[:, v])
-        return
-    acc = np.zeros_like(p)
-    for v in range(n - 1, 0, -1):
-        if not plan.active[v]:
-            continue
-        k = plan.eff_slot.get(v)
-        x = t[:, k] if k is not None else acc[:, v] / plan.cnt[v]
-        q[:, v] = x
-        kd = plan.dirs.get(v)
-        if kd is not None:
-            acc[:, par[v]] += x - lens[v] * dirv[:, kd]
-        else:
-            acc[:, par[v]] += x + lens[v] * _norm(p[:, par[v]] - x)
-
-
-def _forward(tree: Tree, plan: _Plan, q: np.ndarray, root: np.ndarray) -> None:
-    lens = tree._len
-    par = tree._parents
-    n = tree.n_nodes
-    q[:, 0] = root
-    if not plan.constrained:
-        for v in range(1, n):
-            pa = par[v]
-            q[:, v] = q[:, pa] + lens[v] * _norm(q[:, v] - q[:, pa])
-        return
-    b = q.shape[0]
-    f = np.empty((b, n, 3, 3))
-    f[:, 0] = np.eye(3)
-    for v in range(1, n):
-        pa = par[v]
-        d = _norm(q[:, v] - q[:, pa])
-        fp = f[:, pa]
-        loc = np.einsum("bji,bj->bi", fp, d)
-        c = tree._hinge_child(v)
-        rel = np.einsum("bji,bj->bi", fp, q[:, c] - q[:, pa]) if c else None
-        lnew, rot, _ = tree._place(v, loc, True, want_q=False, child_rel=rel)
-        f[:, v] = fp @ rot
-        q[:, v] = q[:, pa] + lens[v] * np.einsum("bij,bj->bi", fp, lnew)
-
-
-def _solve(
-    tree: Tree,
-    effs: tuple[int, ...],
-    t: np.ndarray,
-    init: np.ndarray,
-    root: np.ndarray,
-    dirv: np.ndarray | None,
-    dir_effs: tuple[int, ...],
-    tol: float,
-    eps: float,
-    max_iter: int,
-    track: bool,
-):
-    """Batched core. ``t (B,E,3)``, ``init (B,N,3)``, ``root (B,3)``. Returns
-    positions, iterations, errors, reason codes, history (batch element 0)."""
-    plan = _Plan(tree, effs, dir_effs)
-    bsz, n = init.shape[:2]
-    eff = np.array(effs)
-    p = init.copy()
-    iters = np.zeros(bsz, dtype=int)
-    code = np.full(bsz, _RUN)
-    err = np.max(np.linalg.norm(p[:, eff] - t, axis=-1), axis=-1)
-    history: list[float] = []
-    moved = np.any(p[:, 0] != root, axis=-1)  # a root with its own target must move
-    code[(err <= tol) & ~moved] = _CONV
-    if plan.chain:
-        dist = np.linalg.norm(t[:, 0] - root, axis=-1)
-        far = (dist >= tree.reach) & (code == _RUN)
-        if np.any(far):
-            u = _norm(t[far, 0] - root[far])
-            cum = np.concatenate([[0.0], np.cumsum(tree._len[1:])])
-            q = root[far, None, :] + cum[None, :, None] * u[:, None, :]
-            if plan.constrained:
-                _forward(tree, plan, q, root[far])
-            p[far] = q
-            iters[far] = 1
-            err[far] = np.linalg.norm(q[:, -1] - t[far, 0], axis=-1)
-            # a target at exactly full reach is reached by the straight chain
-            code[far] = np.where(err[far] <= tol, _CONV, _UNREACH)
-    idx = np.nonzero(code == _RUN)[0]
-    it = 0
-    while idx.size and it < max_iter:
-        it += 1
-        pa = p[idx]
-        ta = t[idx]
-        q = pa.copy()
-        _backward(tree, plan, pa, ta, None if dirv is None else dirv[idx], q)
-        _forward(tree, plan, q, root[idx])
-        e = np.max(np.linalg.norm(q[:, eff] - ta, axis=-1), axis=-1)
-        moved = np.max(np.linalg.norm(q[:, eff] - pa[:, eff], axis=-1), axis=-1)
-        p[idx] = q
-        err[idx] = e
-        iters[idx] = it
-        if track and idx[0] == 0:
-            history.append(float(e[0]))
-        done = np.where(e <= tol, _CONV, np.where(moved < eps, _STALL, _RUN))
-        code[idx] = done
-        idx = idx[done == _RUN]
-    code[idx] = _MAXIT
-    return p, iters, err, code, history
-
-
-def _solve_free_chain(tree: Tree, t: np.ndarray, init: np.ndarray, root: np.ndarray,
-                      tol: float, eps: float, max_iter: int):
-    """Batched FABRIK for an unconstrained chain, laid out ``(node, axis, batch)`` so that
-    every per-bone operation runs on contiguous rows; the working set is compacted as
-    poses finish. Same arithmetic and stopping rules as :func:`_solve`."""
-    dim = tree.dim
-    lens = tree._len
-    n = tree.n_nodes
-    bsz = t.shape[0]
-    tt = np.ascontiguousarray(t[:, 0, :dim].T)  # (dim, B)
-    rt = np.ascontiguousarray(root[:, :dim].T)
-    p = np.ascontiguousarray(init[:, :, :dim].transpose(1, 2, 0))  # (N, dim, B)
-    iters = np.zeros(bsz, dtype=int)
-    code = np.full(bsz, _RUN)
-    diff = p[n - 1] - tt
-    err = np.sqrt(np.einsum("ib,ib->b", diff, diff))
-    moved0 = np.any(p[0] != rt, axis=0)
-    code[(err <= tol) & ~moved0] = _CONV
-    d = tt - rt
-    dist = np.sqrt(np.einsum("ib,ib->b", d, d))
-    far = (dist >= tree.reach) & (code == _RUN)
-    if np.any(far):
-        u = d[:, far] / np.where(dist[far] > 1e-300, dist[far], 1.0)
-        acc = 0.0
-        p[0][:, far] = rt[:, far]
-        for v in range(1, n):
-            acc += lens[v]
-            p[v][:, far] = rt[:, far] + acc * u
-        e = p[n - 1][:, far] - tt[:, far]
-        err[far] = np.sqrt(np.einsum("ib,ib->b", e, e))
-        iters[far] = 1
-        code[far] = np.where(err[far] <= tol, _CONV, _UNREACH)
-    work = np.nonzero(code == _RUN)[0]
-    pw = p[:, :, work]
-    tw = tt[:, work]
-    rw = rt[:, work]
-    live = np.ones(work.size, dtype=bool)
-    it = 0
-    while work.size and it < max_iter:
-        it += 1
-        q = np.empty_like(pw)
-        q[n - 1] = tw
-        for v in range(n - 1, 0, -1):
-            dv = pw[v - 1] - q[v]
-            nn = np.sqrt(np.einsum("ib,ib->b", dv, dv))
-            q[v - 1] = q[v] + dv * (lens[v] / np.maximum(nn, 1e-300))
-        q[0] = rw
-        for v in range(1, n):
-            dv = q[v] - q[v - 1]
-            nn = np.sqrt(np.einsum("ib,ib->b", dv, dv))
-            q[v] = q[v - 1] + dv * (lens[v] / np.maximum(nn, 1e-300))
-        e = q[n - 1] - tw
-        ew = np.sqrt(np.einsum("ib,ib->b", e, e))
-        m = q[n - 1] - pw[n - 1]
-        mv = np.sqrt(np.einsum("ib,ib->b", m, m))
-        done = np.where(ew <= tol, _CONV, np.where(mv < eps, _STALL, _MAXIT if it == max_iter
-                                                   else _RUN))
-        # poses that finished earlier stay frozen; the others take this iteration
-        pw = np.where(live, q, pw) if not live.all() else q
-        fin = live & (done != _RUN)
-        if fin.any():
-            g = work[fin]
-            err[g] = ew[fin]
-            iters[g] = it
-            code[g] = done[fin]
-            live = live & ~fin
-        nlive = int(np.count_nonzero(live))
-        if nlive == 0:
-            break
-        if nlive < 0.5 * live.size:
-            p[:, :, work[~live]] = pw[:, :, ~live]
-            work, pw, tw, rw = work[live], pw[:, :, live], tw[:, live], rw[:, live]
-            live = np.ones(work.size, dtype=bool)
-    if work.size:
-        p[:, :, work] = pw
-    pos = np.zeros((bsz, n, 3))
-    pos[:, :, :dim] = p.transpose(2, 0, 1)
-    return pos, iters, err, code
+DEFAULT_RESTARTS = 10
 
 
 def _prepare(tree, target, targets, root_target, directions, init, batch):
@@ -299,28 +112,32 @@ def _prepare(tree, target, targets, root_target, directions, init, batch):
     return effs, t3, root3, init3, dirv, dir_effs
 
 
-def _solve_scalar(tree, t, init, init3, root, tol, eps, max_iter, angles) -> IKResult:
-    plan = tree.__dict__.get("_scalar_plan")
-    if plan is None:
-        plan = tree.__dict__["_scalar_plan"] = ScalarPlan(tree)
-    start = [tuple(row) for row in init3.tolist()]
-    pos, q, iters, err, reason, hist = solve_chain(
-        plan, tuple(t.tolist()), start, tuple(root.tolist()), tol, eps, max_iter, angles
-    )
-    positions = np.array(pos)[:, : tree.dim]
-    if angles and q is None:
-        q_arr = np.zeros(tree.dof) if init is None else tree.angles_from_positions(positions)
-    else:
-        q_arr = None if q is None else np.array(q)
-    return IKResult(
-        positions=positions,
-        angles=q_arr,
-        error=float(err),
-        iterations=int(iters),
-        converged=reason == "converged",
-        reason=reason,
-        history=tuple(hist),
-    )
+def _defaults(tree, tol, eps, max_iter, restarts):
+    reach = tree.reach
+    tol = 1e-5 * reach if tol is None else float(tol)
+    eps = 1e-9 * reach if eps is None else float(eps)
+    if max_iter < 1:
+        raise IKError(f"max_iter must be >= 1, got {max_iter}")
+    if restarts < 0:
+        raise IKError(f"restarts must be >= 0, got {restarts}")
+    return tol, eps, int(max_iter), int(restarts)
+
+
+def _tuples(a: np.ndarray):
+    return [tuple(x) for x in a.tolist()]
+
+
+def solve_one(pl, t, init, root, dirv, tol, eps, max_iter, restarts, track):
+    """Scalar solve of one pose; returns the final :class:`_fabrik_scalar.State`."""
+    st = S.start(pl, init, root, t)
+    if st.err > tol and pl.chain and not pl.dir_effs and S.math.dist(t[0], root) >= pl.reach:
+        q, f = S.unreachable_chain(pl, root, t[0])
+        st = S.State(q, f, S._max_err(pl, q, t))
+        st.it = 1
+        st.hist = [st.err]
+        st.reason = "converged" if st.err <= tol else "unreachable"
+        return st
+    return S.run(pl, st, t, root, dirv, tol, eps, max_iter, restarts, track)
 
 
 def fabrik(
@@ -335,8 +152,9 @@ def fabrik(
     directions: Mapping[Hashable, np.ndarray] | None = None,
     init: np.ndarray | None = None,
     angles: bool = True,
+    restarts: int = DEFAULT_RESTARTS,
 ) -> IKResult:
-    """Solve one pose with FABRIK.
+    """Solve one pose with FABRIK (see the module docstring for the algorithm).
 
     Args:
         tree: an :class:`ik.Chain` or :class:`ik.Tree` (its joint constraints are honoured).
@@ -344,42 +162,49 @@ def fabrik(
             ``{effector: point}``; same as ``targets=``.
         tol: stop when every targeted effector is within ``tol`` [length] of its target;
             default ``1e-5 * tree.reach``.
-        max_iter: iteration cap.
-        eps: stop ("stalled") when no effector moved more than ``eps`` [length] in an
-            iteration; default ``1e-9 * tree.reach``.
+        max_iter: iteration cap (all attempts together).
+        eps: "stalled" when no effector moved more than ``eps`` [length] in an iteration
+            (and no restart is left); default ``1e-9 * tree.reach``.
         root_target: if given, the root moves there (else the root stays fixed).
         directions: ``{effector: direction}``: the last bone of that effector should point
             along ``direction`` (end-effector orientation; used in the backward pass).
-        init: starting node positions ``(N, dim)``; default the rest pose.
-        angles: also recover joint coordinates from the solved positions.
+        init: starting node positions ``(N, dim)``; default the rest pose. A previous
+            solution makes a good start for a nearby target.
+        angles: also return joint coordinates (read from the solver's frames).
+        restarts: how many times a slow or stalled solve may restart from another pose
+            (0: plain FABRIK with the other improvements).
 
     Returns:
-        IKResult; an unreachable chain target (beyond full reach from the root) gives the
-        straight chain toward it after exactly one iteration, reason ``"unreachable"``.
+        IKResult for the best pose seen (``error`` is its error, ``iterations`` all
+        iterations run); an unreachable chain target (beyond full reach from the root)
+        gives the straight chain toward it after exactly one iteration, reason
+        ``"unreachable"``.
     """
     effs, t3, root3, init3, dirv, dir_effs = _prepare(
         tree, target, targets, root_target, directions, init, batch=False
     )
-    reach = tree.reach
-    tol = 1e-5 * reach if tol is None else float(tol)
-    eps = 1e-9 * reach if eps is None else float(eps)
-    if max_iter < 1:
-        raise IKError(f"max_iter must be >= 1, got {max_iter}")
-    if tree.is_chain and effs == (tree.n_nodes - 1,) and dirv is None:
-        return _solve_scalar(tree, t3[0, 0], init, init3[0], root3[0], tol, eps, max_iter,
-                             angles)
-    p, iters, err, code, hist = _solve(
-        tree, effs, t3, init3, root3, dirv, dir_effs, tol, eps, max_iter, track=True
-    )
-    pos = p[0, :, : tree.dim]
+    tol, eps, max_iter, restarts = _defaults(tree, tol, eps, max_iter, restarts)
+    pl = plan_for(tree, effs, dir_effs)
+    st = solve_one(pl, _tuples(t3[0]), _tuples(init3[0]), tuple(root3[0].tolist()),
+                   None if dirv is None else _tuples(dirv[0]), tol, eps, max_iter,
+                   restarts, True)
+    positions = np.array(st.best_p)[:, : tree.dim]
+    q = None
+    if angles:
+        f, p = st.best_f, st.best_p
+        if f is None:  # free tree: frames of the final pose (minimal rotations)
+            p = list(p)
+            f = S.forward(pl, p, p[0], None, frames=True)
+        q = np.array(S.angles(pl, f, p))
     return IKResult(
-        positions=pos,
-        angles=tree.angles_from_positions(pos) if angles else None,
-        error=float(err[0]),
-        iterations=int(iters[0]),
-        converged=bool(code[0] == _CONV),
-        reason=str(REASONS[code[0]]),
-        history=tuple(hist),
+        positions=positions,
+        angles=q,
+        error=float(st.best_err),
+        iterations=int(st.it),
+        converged=st.reason == "converged",
+        reason=st.reason,
+        history=tuple(st.hist),
+        restarts=int(st.nrest + st.narc),
     )
 
 
@@ -394,17 +219,20 @@ def fabrik_batch(
     directions: Mapping[Hashable, np.ndarray] | None = None,
     init: np.ndarray | None = None,
     angles: bool = False,
+    restarts: int = DEFAULT_RESTARTS,
 ) -> IKResult:
     """Solve ``B`` independent poses at once (vectorised over the batch).
 
-    Same algorithm and stopping rules as :func:`fabrik`, applied per pose (a pose stops
-    iterating once it has converged, stalled or been found unreachable).
+    Same algorithm, stopping rules and results as :func:`fabrik` applied per pose; poses
+    leave the working set as they finish, and the last few unfinished ones are completed
+    one at a time.
 
     Args:
         targets: ``(B, dim)`` for a chain, or ``{effector: (B, dim)}``.
         root_target, directions: as in :func:`fabrik`, broadcast to ``(B, dim)``.
         init: ``(N, dim)`` or ``(B, N, dim)`` starting positions.
-        angles: also recover joint coordinates (``(B, dof)``).
+        angles: also return joint coordinates (``(B, dof)``).
+        restarts: as in :func:`fabrik`.
 
     Returns:
         IKResult with a leading batch axis on every field (``history`` is empty).
@@ -412,23 +240,49 @@ def fabrik_batch(
     effs, t3, root3, init3, dirv, dir_effs = _prepare(
         tree, targets, None, root_target, directions, init, batch=True
     )
-    reach = tree.reach
-    tol = 1e-5 * reach if tol is None else float(tol)
-    eps = 1e-9 * reach if eps is None else float(eps)
-    if tree.is_chain and effs == (tree.n_nodes - 1,) and dirv is None and not (
-        tree.constrained
-    ):
-        p, iters, err, code = _solve_free_chain(tree, t3, init3, root3, tol, eps, max_iter)
-    else:
-        p, iters, err, code, _ = _solve(
-            tree, effs, t3, init3, root3, dirv, dir_effs, tol, eps, max_iter, track=False
-        )
-    pos = p[..., : tree.dim]
+    tol, eps, max_iter, restarts = _defaults(tree, tol, eps, max_iter, restarts)
+    pl = plan_for(tree, effs, dir_effs)
+    from ._fabrik_batch import solve_batch
+
+    pos, frames, err, iters, reason, nrest = solve_batch(
+        pl, t3, init3, root3, dirv, tol, eps, max_iter, restarts)
+    positions = pos[..., : tree.dim]
+    q = None
+    if angles:
+        q = _angles_batch(tree, pl, frames, pos)
     return IKResult(
-        positions=pos,
-        angles=tree.angles_from_positions(pos) if angles else None,
+        positions=positions,
+        angles=q,
         error=err,
         iterations=iters,
-        converged=code == _CONV,
-        reason=REASONS[code],
+        converged=reason == "converged",
+        reason=reason,
+        restarts=nrest,
     )
+
+
+def _angles_batch(tree, pl, frames, pos3):
+    from ._fabrik_batch import frames_of
+    from ._rot import log_so3
+
+    if frames is None:
+        frames = frames_of(pl, pos3)
+
+    bsz = frames.shape[0]
+    q = np.zeros((bsz, tree.dof))
+    # every joint's rotation relative to its parent frame at once
+    rot = np.einsum("bvji,bvjk->bvik", frames[:, pl.par[1:]], frames[:, 1:])
+    hinge = np.array(pl.hinge[1:])
+    qoff = np.array(pl.qoff[1:-1])
+    if hinge.any():
+        hv = np.nonzero(hinge)[0]
+        r = np.array([pl.r[v + 1] for v in hv])
+        ar = np.array([pl.ar[v + 1] for v in hv])
+        lc = np.einsum("bvij,vj->bvi", rot[:, hv], r)
+        q[:, qoff[hv]] = np.arctan2(np.einsum("bvi,vi->bv", lc, ar),
+                                    np.einsum("bvi,vi->bv", lc, r))
+    if not hinge.all():
+        bv = np.nonzero(~hinge)[0]
+        cols = (qoff[bv][:, None] + np.arange(3)).reshape(-1)
+        q[:, cols] = log_so3(rot[:, bv]).reshape(bsz, -1)
+    return q

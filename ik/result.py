@@ -27,6 +27,8 @@ class IKResult:
             (end-effector moved less than ``eps`` between iterations) or ``"max_iter"``.
             In batch mode an array of strings.
         history: error after each iteration (single solves only; empty in batch mode).
+        restarts: how many times the solver restarted from another pose or straightened
+            a chain onto an arc (FABRIK; 0 for the other solvers).
     """
 
     positions: np.ndarray
@@ -36,3 +38,4 @@ class IKResult:
     converged: bool | np.ndarray
     reason: str | np.ndarray
     history: tuple[float, ...] = field(default=())
+    restarts: int | np.ndarray = 0

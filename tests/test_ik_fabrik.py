@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ik import Chain, IKError, Tree, fabrik, fabrik_batch
+from ik._fabrik_plan import plan_for
 from ik.errors import NonFiniteTargetError, ShapeError
 from ik.testing import hand_tree, random_chain, reachable_targets
 
@@ -155,8 +156,10 @@ def test_tree_five_effectors_reaches_targets_and_keeps_lengths():
     assert conv >= 23
 
 
-def test_tree_subbase_is_centroid_of_branch_proposals():
-    """One iteration on a Y-shaped tree matches the hand-computed centroid rule."""
+def test_tree_subbase_is_centroid_moved_into_branch_reach():
+    """One iteration on a Y-shaped tree matches the hand-computed sub-base rule: the
+    centroid of the branch proposals, moved (three sweeps) into each branch's reach
+    annulus -- here a sphere of radius sqrt(2) about each target (one-bone branches)."""
     pts = np.array([[0, 0, 0], [1, 0, 0], [2, 1, 0], [2, -1, 0.0]])
     tree = Tree.from_points(pts, [-1, 0, 1, 1])
     t2, t3 = np.array([1.5, 1.5, 0.5]), np.array([2.2, -0.5, -0.3])
@@ -165,6 +168,11 @@ def test_tree_subbase_is_centroid_of_branch_proposals():
     prop2 = t2 + ln * (pts[1] - t2) / np.linalg.norm(pts[1] - t2)
     prop3 = t3 + ln * (pts[1] - t3) / np.linalg.norm(pts[1] - t3)
     sub = (prop2 + prop3) / 2
+    for _ in range(3):
+        for t in (t2, t3):
+            sub = t + ln * (sub - t) / np.linalg.norm(sub - t)
+    assert abs(np.linalg.norm(sub - t3) - ln) < 1e-12  # both nearly at bone length
+    assert abs(np.linalg.norm(sub - t2) - ln) < 1e-3
     p1 = pts[0] + (sub - pts[0]) / np.linalg.norm(sub - pts[0])
     np.testing.assert_allclose(res.positions[1], p1, atol=1e-12)
     p2 = p1 + ln * (t2 - p1) / np.linalg.norm(t2 - p1)
@@ -192,22 +200,111 @@ def test_end_effector_direction():
         assert cos > 1 - 1e-4
 
 
+def _numpy_only(tree: Tree, effs=None, dirs=()):
+    """Make fabrik_batch run every pose through numpy (no scalar tail) for this tree."""
+    plan_for(tree, tuple(effs or tree.effectors), dirs).scalar_tail = 0
+
+
 @SETTINGS
 @given(seeds, st.sampled_from([2, 3]), st.booleans())
 def test_batch_matches_single_solves(seed, dim, constrained):
     rng = np.random.default_rng(seed)
     chain = random_chain(rng, 5, dim, constrained=constrained)
+    _numpy_only(chain)
     _, pos = reachable_targets(chain, rng, 6, scale=1.5)
-    targets = np.concatenate([pos[:, -1], [3 * chain.reach * np.eye(dim)[0]]])
+    near = chain.root + 0.99 * (pos[0, -1] - chain.root) * chain.reach / np.linalg.norm(
+        pos[0, -1] - chain.root)  # near full reach: the straightening (arc) path
+    targets = np.concatenate([pos[:, -1], [near, 3 * chain.reach * np.eye(dim)[0]]])
     batch = fabrik_batch(chain, targets, max_iter=40, angles=True)
-    assert batch.positions.shape == (7, chain.n_nodes, dim)
+    assert batch.positions.shape == (8, chain.n_nodes, dim)
     for k, t in enumerate(targets):
         one = fabrik(chain, t, max_iter=40)
-        np.testing.assert_allclose(batch.positions[k], one.positions, atol=1e-12)
+        np.testing.assert_allclose(batch.positions[k], one.positions, atol=1e-9)
+        np.testing.assert_allclose(chain.forward(batch.angles[k]), batch.positions[k],
+                                   atol=1e-9 * chain.reach)
         assert batch.iterations[k] == one.iterations
         assert batch.reason[k] == one.reason
         assert batch.converged[k] == one.converged
+        assert batch.restarts[k] == one.restarts
     assert batch.reason[-1] == "unreachable" and batch.iterations[-1] == 1
+    assert np.all(chain.violation(batch.angles) <= 1e-9)
+
+
+def test_batch_matches_single_on_constrained_tree():
+    """A hand whose fingers have hinges and cones: numpy batch == scalar, pose by pose."""
+    tree = hand_tree()
+    for f in range(5):
+        tree = tree.with_cone(f"f{f}_1", 0.9).with_hinge(f"f{f}_2", [0, 0, 1], (-1.6, 0.2))
+    rng = np.random.default_rng(4)
+    _, pos = reachable_targets(tree, rng, 12, scale=0.8)
+    names = [f"f{k}_3" for k in range(5)]
+    idx = [tree.node_index(n) for n in names]
+    _numpy_only(tree, idx)
+    batch = fabrik_batch(tree, {n: pos[:, i] for n, i in zip(names, idx, strict=True)},
+                         tol=1e-4 * tree.reach, angles=True)
+    conv = 0
+    for k in range(len(pos)):
+        one = fabrik(tree, targets={n: pos[k, i] for n, i in zip(names, idx, strict=True)},
+                     tol=1e-4 * tree.reach)
+        np.testing.assert_allclose(batch.positions[k], one.positions, atol=1e-9)
+        assert batch.iterations[k] == one.iterations and batch.reason[k] == one.reason
+        assert tree.violation(one.angles) <= 1e-9
+        np.testing.assert_allclose(bone_lengths(tree, one.positions), tree.lengths, rtol=1e-9)
+        np.testing.assert_allclose(tree.forward(one.angles), one.positions, atol=1e-9)
+        conv += one.converged
+    assert conv >= 11
+
+
+def test_near_full_reach_is_straightened_quickly():
+    """Free chains with targets within 1e-3 of full reach: textbook FABRIK crawls there
+    (76 % within 100 iterations before); the arc step lands them in a few iterations."""
+    chain = Chain.from_lengths([1.0] * 10, dim=2)
+    rng = np.random.default_rng(3)
+    ang = rng.uniform(-np.pi, np.pi, 40)
+    frac = 1.0 - rng.uniform(1e-6, 1e-3, 40)
+    targets = 10.0 * frac[:, None] * np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    tol = 1e-4 * chain.reach
+    arcs = 0
+    for t in targets:
+        res = fabrik(chain, t, tol=tol)
+        assert res.converged and res.iterations <= 20
+        arcs += res.restarts
+        np.testing.assert_allclose(bone_lengths(chain, res.positions), chain.lengths, rtol=1e-9)
+    assert arcs >= 10
+
+
+def test_benchmark_like_cone_chain_interior_targets():
+    """10 bones with elliptical cones on 9 joints: interior targets (0.3..0.85 of the
+    reach, made by forward kinematics of in-limit angles) converge, limits hold."""
+    chain = Chain.from_lengths([1.0] * 10)
+    for j in range(1, 10):
+        chain = chain.with_cone(j, (0.5, 0.7, 0.6, 0.8))
+    rng = np.random.default_rng(0)
+    q = chain.clamp(rng.uniform(-1.0, 1.0, (400, chain.dof)) * rng.uniform(0, np.pi, (400, 1)))
+    tips = chain.forward(q)[:, -1]
+    d = np.linalg.norm(tips, axis=1) / chain.reach
+    tips = tips[(d > 0.3) & (d < 0.85)][:60]
+    res = fabrik_batch(chain, tips, tol=1e-4 * chain.reach, angles=True)
+    assert res.converged.mean() >= 0.98 and res.iterations.mean() <= 10
+    assert np.all(chain.violation(res.angles) <= 1e-9)
+    err = np.linalg.norm(chain.forward(res.angles)[:, -1] - tips, axis=-1)
+    assert np.all(err[res.converged] <= 1e-4 * chain.reach * (1 + 1e-9))
+
+
+def test_deterministic_and_restart_count_reported():
+    chain = (Chain.from_lengths([0.32, 0.30, 0.08]).with_cone(0, 1.4)
+             .with_hinge(1, [0, 0, 1], (0.0, 2.6)).with_cone(2, 1.0).with_twist(2, -1.0, 1.0))
+    rng = np.random.default_rng(9)
+    _, pos = reachable_targets(chain, rng, 30, scale=3.0)
+    runs = [[fabrik(chain, p[-1], tol=1e-4 * chain.reach) for p in pos] for _ in range(2)]
+    for a, b in zip(*runs, strict=True):
+        np.testing.assert_array_equal(a.positions, b.positions)
+        np.testing.assert_array_equal(a.angles, b.angles)
+        assert a.iterations == b.iterations and a.restarts == b.restarts
+    assert any(r.restarts > 0 for r in runs[0])  # some of these need a restart
+    assert all(chain.violation(r.angles) <= 1e-9 for r in runs[0])
+    with pytest.raises(IKError, match="restarts"):
+        fabrik(chain, pos[0, -1], restarts=-1)
 
 
 def test_inputs_not_modified():
