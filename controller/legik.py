@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ik.two_link import solve_2d
+from ik.two_link import solve_2d_unchecked
 
 
 def leg_ik(
@@ -37,7 +37,7 @@ def leg_ik(
     angles[:, 0] = roll
     for pair in (slice(0, 2), slice(2, 4)):  # fore and hind legs have their own lengths
         l1, l2 = lengths[pair.start, 0], lengths[pair.start, 1]
-        theta1, theta2, _ = solve_2d(l1, l2, u[pair], bend=bend[pair], max_reach=max_reach)
+        theta1, theta2, _ = solve_2d_unchecked(l1, l2, u[pair], bend[pair], max_reach)
         angles[pair, 1] = theta1
         angles[pair, 2] = theta2
     angles[:, 3] = cannon_pitch - angles[:, 1] - angles[:, 2]

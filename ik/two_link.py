@@ -13,7 +13,7 @@ from ._validate import as_points, bone_length
 from .errors import IKError, ShapeError
 from .result import IKResult
 
-__all__ = ["solve_2d", "solve_3d", "two_link"]
+__all__ = ["solve_2d", "solve_2d_unchecked", "solve_3d", "two_link"]
 
 _EPS = 8.0 * np.finfo(float).eps
 
@@ -80,15 +80,28 @@ def solve_2d(
     """
     l1 = bone_length(l1, "l1")
     l2 = bone_length(l2, "l2")
-    rmin, rmax = _check_reach(l1, l2, max_reach)
+    _check_reach(l1, l2, max_reach)
     t = as_points(target, 2, "target")
-    sgn = _bend_sign(bend)
-    x = t[..., 0]
-    y = t[..., 1]
+    return solve_2d_unchecked(l1, l2, t, _bend_sign(bend), max_reach)
+
+
+def solve_2d_unchecked(
+    l1: float,
+    l2: float,
+    target: np.ndarray,
+    bend_sign: np.ndarray | float,
+    max_reach: float = 1.0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`solve_2d` without the input checks, for a caller that validated its inputs once
+    (a controller calling it thousands of times a second). `bend_sign` must be +-1."""
+    rmin = abs(l1 - l2)
+    rmax = max_reach * (l1 + l2)
+    x = target[..., 0]
+    y = target[..., 1]
     d = np.hypot(x, y)
     slack = _EPS * (l1 + l2)
     reached = (d <= rmax + slack) & (d >= rmin - slack)
-    a1, theta2, _ = _planar(l1, l2, d, sgn, rmin, rmax)
+    a1, theta2, _ = _planar(l1, l2, d, bend_sign, rmin, rmax)
     theta1 = np.arctan2(y, x) + a1
     theta1 = np.remainder(theta1 + np.pi, 2.0 * np.pi) - np.pi
     return theta1, theta2, reached
