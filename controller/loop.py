@@ -37,6 +37,8 @@ BOUNCE_S = 0.03  # [s] a supporting foot may leave the ground this long (a bounc
 REACH_BELOW_M = 0.02  # a foot about to strike reaches this far under the expected ground
 TARGET_RATE_FILTER = 0.1  # low-pass weight per control step of the target joint rates
 MAX_TARGET_RATE = 30.0  # [rad/s] cap on the target joint rates fed to the PD damping
+V_INT_TIME_S = 3.0  # [s] integral time of the forward-speed loop
+V_INT_MAX = 0.6  # [m] bound on the integrated speed error (anti-windup)
 MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
 
 
@@ -109,6 +111,7 @@ class Controller:
         self.ground = np.zeros(4)
         self._started = False
         self._frames = np.zeros((2, 3, 3))
+        self._v_int = 0.0
         self._quats = np.zeros((2, 4))
 
     def set_params(self, params: GaitParams) -> None:
@@ -266,6 +269,12 @@ class Controller:
 
         # -------- leg-frame virtual forces on the stance legs, and frame torques
         kv = np.array([p["kv_sagittal_Ns_per_m"], p["kv_coronal_Ns_per_m"]])
+        # slow integral of the body's speed error along the heading: k_v alone leaves a
+        # steady shortfall against the legs' losses
+        body_v = 0.5 * (frame_vel[FRONT, :2] + frame_vel[BACK, :2]) @ H[:2, 0]
+        v_int = self._v_int + (self.speed_now - body_v) * dt
+        self._v_int = min(max(v_int, -V_INT_MAX), V_INT_MAX)
+        v_d_push = v_d + H[:2, 0] * (self._v_int / V_INT_TIME_S)
         leg_force = np.zeros((4, 3))
         frame_torque = np.zeros((2, 3))
         for f, legs_f in ((FRONT, slice(0, 2)), (BACK, slice(2, 4))):
@@ -274,7 +283,7 @@ class Controller:
             if n_st == 0:
                 continue
             # k_v acts on the velocity error along and across the heading
-            push = H[:2, :2] @ (kv * ((v_d - frame_vel[f, :2]) @ H[:2, :2]))
+            push = H[:2, :2] @ (kv * ((v_d_push - frame_vel[f, :2]) @ H[:2, :2]))
             height_err = frame_pos_d[f, 2] - frame_pos[f, 2]
             F = frame_force(height_err, frame_vel[f, 2], push, self.frame_weight[f],
                             p["kp_height_N_per_m"], p["kd_height_Ns_per_m"])  # fmt: skip

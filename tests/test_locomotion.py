@@ -1,0 +1,103 @@
+"""Acceptance of the walk and the trot: 20 s on flat ground from standing (slow).
+
+All runs are simulated once, two at a time, and shared by the tests below.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+import pytest
+
+from controller.sim import Push
+from controller.simulate import simulate
+from gaits.footfalls import FEET
+from gaits.params import GaitParams
+
+pytestmark = pytest.mark.slow
+DURATION = 20.0
+SEEDS = range(5)
+NOMINAL = [("walk", 1.0), ("trot", 2.0)]
+EDGES = [("walk", 0.5), ("walk", 1.4), ("trot", 1.5), ("trot", 2.5)]
+PUSH = Push(start=10.0, force=(0.0, 200.0, 0.0), duration=0.1, link="chest")
+
+
+def _run(job: tuple) -> tuple:
+    gait, speed, seed, pushed = job
+    result, summary = simulate(gait, speed, DURATION, seed=seed, log_hz=100.0,
+                               pushes=[PUSH] if pushed else [])  # fmt: skip
+    return job, summary, result.contact_t, result.contacts
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict:
+    jobs = [(g, v, s, False) for g, v in NOMINAL for s in SEEDS]
+    jobs += [(g, v, 0, False) for g, v in EDGES]
+    jobs += [("trot", 2.0, 0, True)]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        return {job: (summary, t, c) for job, summary, t, c in pool.map(_run, jobs)}
+
+
+@pytest.mark.parametrize(("gait", "speed"), NOMINAL)
+def test_nominal_speed_five_seeds(runs: dict, gait: str, speed: float) -> None:
+    for seed in SEEDS:
+        s, _, _ = runs[(gait, speed, seed, False)]
+        assert not s["fell"], f"{gait} seed {seed} fell at {s['fall_time_s']} s"
+        assert abs(s["mean_speed_mps"] - speed) <= 0.10 * speed, (seed, s["mean_speed_mps"])
+        assert s["lateral_drift_m"] < 0.5, (seed, s["lateral_drift_m"])
+        assert s["heading_error_deg"] < 10.0, (seed, s["heading_error_deg"])
+
+
+@pytest.mark.parametrize(("gait", "speed"), EDGES)
+def test_edges_of_the_speed_band(runs: dict, gait: str, speed: float) -> None:
+    s, _, _ = runs[(gait, speed, 0, False)]
+    assert not s["fell"], f"fell at {s['fall_time_s']} s"
+    assert abs(s["mean_speed_mps"] - speed) <= 0.15 * speed, s["mean_speed_mps"]
+
+
+def _circ(a: float, b: float) -> float:
+    """Distance between two phases on the unit circle."""
+    d = abs((a - b) % 1.0)
+    return min(d, 1.0 - d)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_trot_diagonal_pairs_touch_down_together(runs: dict, seed: int) -> None:
+    s, _, _ = runs[("trot", 2.0, seed, False)]
+    offsets = s["phase_offset"]  # touchdown phases relative to LH, from the contacts
+    assert None not in offsets.values(), offsets
+    assert _circ(offsets["RF"], 0.0) < 0.1, offsets  # RF with LH
+    assert _circ(offsets["LF"], offsets["RH"]) < 0.1, offsets  # LF with RH
+    assert _circ(offsets["LF"], 0.5) < 0.15, offsets  # the two pairs alternate
+
+
+def test_walk_is_a_four_beat_lateral_sequence(runs: dict) -> None:
+    s, t, contact = runs[("walk", 1.0, 0, False)]
+    offsets = s["phase_offset"]
+    assert None not in offsets.values()
+    order = sorted(FEET, key=lambda f: offsets[f])
+    assert order == ["LH", "LF", "RH", "RF"], offsets
+    gaps = np.diff([offsets[f] for f in order] + [1.0])
+    assert np.all(gaps > 0.1), offsets  # four separate beats
+
+
+@pytest.mark.parametrize(("gait", "speed"), NOMINAL)
+def test_measured_duty_factors_match_the_gait_graph(runs: dict, gait: str, speed: float) -> None:
+    s, _, _ = runs[(gait, speed, 0, False)]
+    planned = GaitParams.load(gait).graph().duty_factor
+    measured = np.array([s["duty_factor"][f] for f in FEET])
+    assert np.all(np.abs(measured - planned) <= 0.1), (measured, planned)
+
+
+def test_trot_survives_a_sideways_push(runs: dict) -> None:
+    s, _, _ = runs[("trot", 2.0, 0, True)]
+    assert not s["fell"], f"fell at {s['fall_time_s']} s"
+
+
+def test_same_seed_same_run_bit_for_bit() -> None:
+    a, _ = simulate("trot", 2.0, 2.0, seed=3)
+    b, _ = simulate("trot", 2.0, 2.0, seed=3)
+    c, _ = simulate("trot", 2.0, 2.0, seed=4)
+    assert np.array_equal(a.log["joint_q"], b.log["joint_q"])
+    assert not np.array_equal(a.log["joint_q"], c.log["joint_q"])
