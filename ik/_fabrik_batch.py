@@ -24,6 +24,7 @@ from ._fabrik_plan import Plan
 
 _ROT1 = np.array([1, 2, 0])
 _ROT2 = np.array([2, 0, 1])
+_AXES = np.array([0.0, 0.5 * np.pi, np.pi, -0.5 * np.pi])[:, None]  # cone axis azimuths
 
 
 # ---------------------------------------------------------------------- vector helpers
@@ -49,8 +50,22 @@ def _mtv(f, v):
 
 
 def _fc(f, k):
-    """``F @ k`` for a constant vector ``k``: ``(3, B)``."""
+    """``F @ k`` for a constant vector ``k``: ``(3, B)``; ``k`` an int ``j`` stands for
+    the unit vector along axis ``j`` (column ``j`` of ``F``: the same numbers, no call)."""
+    if type(k) is int:
+        return f[:, k]
     return _einsum("ijb,j->ib", f, k)
+
+
+def _sel(a):
+    """The selector :func:`_fc` takes for the constant vector ``a``."""
+    if a is None:
+        return None
+    a = tuple(float(x) for x in a)
+    for j in range(3):
+        if a == tuple(1.0 if i == j else 0.0 for i in range(3)):
+            return j
+    return np.asarray(a)
 
 
 def _rod(v, k, c, s):
@@ -122,6 +137,17 @@ class _Consts:
         self.icone = pl.icone
         self.lens = pl.lens
         self.tw_normals = [tuple(np.asarray(a) for a in t) for t in pl.tw_normals]
+        # selectors for _fc, and which joint bases are the identity (then the change of
+        # basis in ``project`` is skipped: multiplying by 1 and adding 0 is exact)
+        self.rs = [_sel(a) for a in pl.r]
+        self.e1s = [_sel(a) for a in pl.e1]
+        self.e2s = [_sel(a) for a in pl.e2]
+        self.axs = [_sel(a) for a in pl.axis]
+        self.half = [None if c is None else np.array([c[0], c[1], c[2], c[3]])[:, None]
+                     for c in pl.cone]  # quadrant half-angles (4, 1)
+        eye = np.eye(3)
+        self.bid = [bool(np.array_equal(b, eye)) for b in self.basisT]
+        self.hid = [h is not None and bool(np.array_equal(h, eye)) for h in self.hrows]
         self.rx = [np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
                    for r in pl.r]  # r x l = rx @ l
 
@@ -138,7 +164,8 @@ def project(pl: Plan, k: _Consts, v: int, l, want_viol: bool = True):
     """Batched :func:`_fabrik_scalar.project` of unit directions ``l (3, M)``:
     ``(l', violation or None, cos, sin)``; ``violation`` None means all zero."""
     if pl.hinge[v]:
-        xyz = k.hrows[v] @ l
+        hid = k.hid[v]
+        xyz = l if hid else k.hrows[v] @ l
         x, y = xyz[0], xyz[1]
         h = np.sqrt(x * x + y * y)
         hs = np.maximum(h, 1e-300)
@@ -154,18 +181,28 @@ def project(pl: Plan, k: _Consts, v: int, l, want_viol: bool = True):
                 exc = np.where(low, lim[0] - th, np.where(high, th - lim[1], 0.0))
                 c = np.where(low, lim[2], np.where(high, lim[4], c))
                 s = np.where(low, lim[3], np.where(high, lim[5], s))
-        lp = k.hplane[v] @ np.stack((c, s))
+        if hid:
+            lp = np.empty((3,) + c.shape)
+            lp[0] = c
+            lp[1] = s
+            lp[2] = 0.0
+        else:
+            lp = k.hplane[v] @ np.stack((c, s))
         vio = np.arctan2(np.abs(xyz[2]), h) + exc if want_viol else None
         return lp, vio, c, s
     ic = k.icone[v]
     if ic is None:
         return l, None, None, None
-    cc = k.basisT[v] @ l
+    bid = k.bid[v]
+    cc = l if bid else k.basisT[v] @ l
     c0, c1, c2 = cc
     s1 = c1 * c1
     s2 = c2 * c2
     h = np.sqrt(s1 + s2)
-    den = s1 * np.where(c1 >= 0.0, ic[0], ic[2]) + s2 * np.where(c2 >= 0.0, ic[1], ic[3])
+    if ic[0] == ic[1] == ic[2] == ic[3]:  # circular cone: same arithmetic, no selects
+        den = s1 * ic[0] + s2 * ic[0]
+    else:
+        den = s1 * np.where(c1 >= 0.0, ic[0], ic[2]) + s2 * np.where(c2 >= 0.0, ic[1], ic[3])
     bound = h / np.sqrt(np.maximum(den, 1e-300))
     phi = np.arctan2(h, c0)
     out = phi > bound
@@ -175,7 +212,12 @@ def project(pl: Plan, k: _Consts, v: int, l, want_viol: bool = True):
     if not out.any():
         return l, None, None, None
     sb = np.sin(bound) / np.where(out, h, 1.0)
-    lp = k.basis[v] @ np.stack((np.cos(bound), c1 * sb, c2 * sb))
+    lp = np.empty(cc.shape)
+    np.cos(bound, out=lp[0])
+    np.multiply(c1, sb, out=lp[1])
+    np.multiply(c2, sb, out=lp[2])
+    if not bid:
+        lp = k.basis[v] @ lp
     return np.where(out, lp, l), np.where(out, phi - bound, 0.0), None, None
 
 
@@ -250,12 +292,11 @@ def choose_twist(pl: Plan, k: _Consts, v: int, cs, ls, lo, hi, pre=None):
 
 def _axial_twist(pl: Plan, k: _Consts, c: int, l, s0, sel):
     """Batched :func:`_fabrik_scalar._axial_twist` for the rows ``sel``."""
-    cc = k.basisT[c] @ l[:, sel]
+    cc = l[:, sel] if k.bid[c] else k.basisT[c] @ l[:, sel]
     phi = np.arctan2(np.sqrt(cc[1] * cc[1] + cc[2] * cc[2]), cc[0])
     psi = np.arctan2(cc[2], cc[1])
-    cone = pl.cone[c]
-    axes = np.array([0.0, 0.5 * np.pi, np.pi, -0.5 * np.pi])[:, None]
-    half = np.array([cone[0], cone[1], cone[2], cone[3]])[:, None]
+    axes = _AXES
+    half = k.half[c]
     t = np.remainder(psi - axes + np.pi, 2.0 * np.pi) - np.pi  # (4, m)
     sc = np.maximum(phi - half, 0.0) + C.TWIST_STAY * np.abs(t)
     allt = np.concatenate([np.zeros((1, sel.size)), t])
@@ -308,7 +349,7 @@ def _annulus(branches, x, tv):
 
 def _bw_constrain(pl, k, v, x, d, fo, q):
     """Batched :func:`_fabrik_scalar._bw_constrain`."""
-    fe = _minrot_frame(fo, _nrm(_fc(fo, k.r[v])), d, lambda: _fc(fo, k.e2[v]))
+    fe = _minrot_frame(fo, _nrm(_fc(fo, k.rs[v])), d, lambda: _fc(fo, k.e2s[v]))
     cs = pl.bw_cch[v]
     ls = [_mtv(fe, _nrm(q[c] - x)) for c in cs]
     b = None
@@ -361,17 +402,17 @@ def forward(pl: Plan, k: _Consts, q, root, f_old, frames: bool | None = None):
         w = _nrm(_mv(fp, lp))
         xv = a + lens[v] * w
         if pl.hinge[v]:
-            g = _rod_frame(fp, _nrm(_fc(fp, k.axis[v])), cs, sn)
+            g = _rod_frame(fp, _nrm(_fc(fp, k.axs[v])), cs, sn)
         else:
             fo = fp if f_old is None else f_old[v]
-            g = _minrot_frame(fo, _nrm(_fc(fo, k.r[v])), w, lambda fo=fo, v=v: _fc(fo, k.e2[v]))
+            g = _minrot_frame(fo, _nrm(_fc(fo, k.rs[v])), w, lambda fo=fo, v=v: _fc(fo, k.e2s[v]))
             lo = -np.pi
             hi = np.pi
             tw = pl.twist[v]
             if tw is not None:
-                z1 = _minrot_vec(_fc(fp, k.e1[v]), _nrm(_fc(fp, k.r[v])), w,
-                                 lambda fp=fp, v=v: _fc(fp, k.e2[v]))
-                g1 = _fc(g, k.e1[v])
+                z1 = _minrot_vec(_fc(fp, k.e1s[v]), _nrm(_fc(fp, k.rs[v])), w,
+                                 lambda fp=fp, v=v: _fc(fp, k.e2s[v]))
+                g1 = _fc(g, k.e1s[v])
                 tau = np.arctan2(_dot(_cross(z1, g1), w), _dot(z1, g1))
                 tc = np.minimum(np.maximum(tau, tw[0]), tw[1])
                 dt = tc - tau
@@ -598,10 +639,11 @@ def _iterate(pl, k, out, rows, p, f, err, t, root, dirv, dist0, reach_e, tol, ep
         since += 1
         better = e < best_err
         if better.any():
-            best_err = np.where(better, e, best_err)
-            best_p = np.where(better, q, best_p)
+            # in place: best_* are private copies (made at the start or by compaction)
+            np.copyto(best_err, e, where=better)
+            np.copyto(best_p, q, where=better)
             if f is not None:
-                best_f = np.where(better, f, best_f)
+                np.copyto(best_f, f, where=better)
         conv = e <= tol
         att_best = np.minimum(att_best, e)
         w = np.where(arc_far & (narc < C.MAX_ARCS), C.WINDOW_ARC, C.WINDOW)
