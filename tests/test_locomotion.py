@@ -28,7 +28,7 @@ def known_gap(reason: str) -> pytest.MarkDecorator:
     return pytest.mark.xfail(strict=True, reason=reason)
 
 
-WALK_FALLS = known_gap("walk at 1.0 m/s: seed 0 falls at 11.7 s (the other seeds hold)")
+WALK_FALLS = known_gap("walk at 1.0 m/s: 4 of 5 seeds fall within 20 s (at 3.6-12.1 s)")
 WALK_FAST_FALLS = known_gap("walk at 1.4 m/s falls at 2.6 s")
 FRONT_FEET_LATE = known_gap("trot: the fore feet touch down 0.13-0.17 of a stride after "
                             "their diagonal hind feet (criterion 0.1)")  # fmt: skip
