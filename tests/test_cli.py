@@ -71,3 +71,41 @@ def test_record_writes_a_playable_mp4_at_30_fps(tmp_path: Path) -> None:
     assert 28 <= len(frames) <= 31
     assert frames.shape[1:] == (480, 640, 3)
     assert frames[len(frames) // 2].std() > 10  # a picture, not a blank frame
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["run", "--gait", "trot", "--speed", "9"], "outside the trot band 1.0-2.5 m/s"),
+        (["run", "--gait", "moonwalk"], "known gaits: trot, walk"),
+        (["run", "--params", "/no/such/gait.toml"], "does not exist"),
+        (["run", "--push", "1:2:3"], "T:FX,FY,FZ:DUR"),
+        (["plot", "/no/such/run.npz", "--out", "fig.png"], "does not exist"),
+    ],
+)
+def test_run_and_plot_bad_input_exit_2(args: list[str], expected: str) -> None:
+    out = quadsim(*args)
+    assert out.returncode == 2, out.stderr
+    assert expected in out.stderr and "Traceback" not in out.stderr
+
+
+def test_malformed_params_file_names_the_key(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("schema_version = 1\ngait = 'trot'\nspeed_band_mps = [1.0, 2.5]\n"
+                   "[params]\nperiod_s = 'fast'\n")  # fmt: skip
+    out = quadsim("run", "--params", str(bad))
+    assert out.returncode == 2 and "period_s" in out.stderr
+
+
+def test_plot_draws_every_kind_from_a_run_log(tmp_path: Path) -> None:
+    import imageio.v3 as iio
+
+    log = tmp_path / "run.npz"
+    assert quadsim("run", "--gait", "trot", "--speed", "1.5", "--duration", "1.5", "--log",
+                   str(log), "--quiet").returncode == 0  # fmt: skip
+    for kind in ("gait-diagram", "speed", "height", "torques"):
+        fig = tmp_path / f"{kind}.png"
+        out = quadsim("plot", str(log), "--kind", kind, "--out", str(fig))
+        assert out.returncode == 0, out.stderr
+        image = iio.imread(fig)
+        assert image.shape[0] > 200 and image.std() > 5  # a drawn figure, not a blank page
