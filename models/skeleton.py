@@ -167,6 +167,30 @@ def _capsule(
                 direction, foot_radius)  # fmt: skip
 
 
+def _pitch_yaw_chain(
+    spec: DogSpec,
+    part: str,
+    parent: str,
+    origin: tuple[float, float, float],
+    count: int,
+    length: float,
+    radius: float,
+    direction: tuple[float, float, float],
+) -> tuple[list[Link], list[tuple[str, str]], str, tuple[float, float, float]]:
+    """`count` capsule segments named part1..partN along `direction`, each joined to the one
+    before by pitch then yaw. Returns the links, the (pitch, yaw) joint names, the last
+    link and where a child of it attaches (its far end) in its frame."""
+    links, joints = [], []
+    for i in range(1, count + 1):
+        name, pitch, yaw = f"{part}{i}", f"{part}{i}_pitch", f"{part}{i}_yaw"
+        pair = (_joint(spec, pitch, f"{part}_pitch", Y), _joint(spec, yaw, f"{part}_yaw", Z))
+        links.append(_capsule(name, parent, origin, pair, spec.segment_mass(part), radius,
+                              length, direction))  # fmt: skip
+        joints.append((pitch, yaw))
+        parent, origin = name, tuple(length * d for d in direction)
+    return links, joints, parent, origin
+
+
 def build_skeleton(spec: DogSpec) -> Skeleton:
     """The link tree of `spec`, rooted at the pelvis (the back leg frame)."""
     s = spec
@@ -176,18 +200,11 @@ def build_skeleton(spec: DogSpec) -> Skeleton:
                       s.pelvis_size, (0.0, 0.0, 0.0)))  # fmt: skip
 
     # spine: pelvis -> spine1..n -> chest, pitch and yaw at each joint
-    spine_links, spine_joints = [], []
-    parent, origin = "pelvis", (0.5 * px, 0.0, 0.13 * pz)
-    for i in range(1, s.spine_segments + 1):
-        name = f"spine{i}"
-        pitch, yaw = f"spine{i}_pitch", f"spine{i}_yaw"
-        links.append(_capsule(name, parent, origin,
-                              (_joint(s, pitch, "spine_pitch", Y), _joint(s, yaw, "spine_yaw", Z)),
-                              s.segment_mass("spine"), s.spine_radius, s.spine_segment_length,
-                              X))  # fmt: skip
-        spine_links.append(name)
-        spine_joints.append((pitch, yaw))
-        parent, origin = name, (s.spine_segment_length, 0.0, 0.0)
+    chain, spine_joints, parent, origin = _pitch_yaw_chain(
+        s, "spine", "pelvis", (0.5 * px, 0.0, 0.13 * pz), s.spine_segments,
+        s.spine_segment_length, s.spine_radius, X)  # fmt: skip
+    links += chain
+    spine_links = [k.name for k in chain]
     cx, cy, cz = s.chest_size
     chest_joints = (_joint(s, "chest_pitch", "spine_pitch", Y),
                     _joint(s, "chest_yaw", "spine_yaw", Z))  # fmt: skip
@@ -198,18 +215,10 @@ def build_skeleton(spec: DogSpec) -> Skeleton:
     # neck and head, from the front top of the chest
     ce, se = math.cos(s.neck_elevation), math.sin(s.neck_elevation)
     neck_dir = (ce, 0.0, se)
-    neck_joints = []
-    parent, origin = "chest", (0.92 * cx, 0.0, 0.25 * cz)
-    for i in range(1, s.neck_segments + 1):
-        name = f"neck{i}"
-        pitch, yaw = f"neck{i}_pitch", f"neck{i}_yaw"
-        links.append(_capsule(name, parent, origin,
-                              (_joint(s, pitch, "neck_pitch", Y), _joint(s, yaw, "neck_yaw", Z)),
-                              s.segment_mass("neck"), s.neck_radius, s.neck_segment_length,
-                              neck_dir))  # fmt: skip
-        neck_joints.append((pitch, yaw))
-        parent = name
-        origin = (s.neck_segment_length * ce, 0.0, s.neck_segment_length * se)
+    chain, neck_joints, parent, origin = _pitch_yaw_chain(
+        s, "neck", "chest", (0.92 * cx, 0.0, 0.25 * cz), s.neck_segments,
+        s.neck_segment_length, s.neck_radius, neck_dir)  # fmt: skip
+    links += chain
     hx, hy, hz = s.head_size
     head_joints = (_joint(s, "head_pitch", "head_pitch", Y), _joint(s, "head_yaw", "head_yaw", Z))
     links.append(Link("head", parent, origin, head_joints, s.segment_mass("head"), "box",
@@ -218,18 +227,10 @@ def build_skeleton(spec: DogSpec) -> Skeleton:
     # tail, from the back top of the pelvis
     ct, st = math.cos(s.tail_depression), math.sin(s.tail_depression)
     tail_dir = (-ct, 0.0, -st)
-    tail_joints = []
-    parent, origin = "pelvis", (-0.5 * px, 0.0, 0.3 * pz)
-    for i in range(1, s.tail_segments + 1):
-        name = f"tail{i}"
-        pitch, yaw = f"tail{i}_pitch", f"tail{i}_yaw"
-        links.append(_capsule(name, parent, origin,
-                              (_joint(s, pitch, "tail_pitch", Y), _joint(s, yaw, "tail_yaw", Z)),
-                              s.segment_mass("tail"), s.tail_radius, s.tail_segment_length,
-                              tail_dir))  # fmt: skip
-        tail_joints.append((pitch, yaw))
-        parent = name
-        origin = (-s.tail_segment_length * ct, 0.0, -s.tail_segment_length * st)
+    chain, tail_joints, _, _ = _pitch_yaw_chain(
+        s, "tail", "pelvis", (-0.5 * px, 0.0, 0.3 * pz), s.tail_segments,
+        s.tail_segment_length, s.tail_radius, tail_dir)  # fmt: skip
+    links += chain
 
     # legs: hang straight down at zero angles
     down = (0.0, 0.0, -1.0)

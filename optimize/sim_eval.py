@@ -26,6 +26,7 @@ from optimize.reference import (
 SETTLE_S = 2.0  # the start from standing is not part of the style terms
 
 
+@lru_cache(maxsize=4)
 def dog_leg_length(spec_name: str = "shepherd") -> float:
     """Mean standing height [m] of the shoulder and hip joints of the simulated dog."""
     from controller.kinematics import tree_pose
