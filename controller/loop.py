@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from controller.kinematics import quat_to_matrix, static_gravity_torques
+from controller.kinematics import quat_to_matrix, rot_x, static_gravity_torques
 from controller.legframe import frame_force, share_frame_torque, yaw_forces
 from controller.legik import leg_ik
 from controller.pd import ServoCommand, gain_arrays
@@ -170,7 +170,6 @@ class Controller:
         q_leg = state.q[self.leg_idx]
         fk = self.legs.forward(q_leg)
         _, jac_local = self.legs.foot_jacobian(q_leg, fk)
-        axes_world = np.einsum("kij,ksj->ksi", R_leg, self.legs.joint_axes(q_leg))
         jac = np.einsum("kij,kjn->kin", R_leg, jac_local)
         hip_world = p_leg + np.einsum("kij,kj->ki", R_leg, self.legs.hip)
         foot = state.foot_pos
@@ -299,7 +298,10 @@ class Controller:
         # the stance feet push on the ground with -F: tau = J^T (-F)
         tau[self.leg_idx] += jt_force(jac, -leg_force) * support[:, None]
 
-        axes = axes_world[:, :2]  # hip roll and pitch axes in the world
+        # hip axes in the world: roll about the frame's x, pitch about y after the roll
+        roll_axis = R_leg[:, :, 0]
+        pitch_axis = (R_leg @ rot_x(q_leg[:, 0]))[:, :, 1]
+        axes = np.stack([roll_axis, pitch_axis], axis=1)
         hips = self.leg_idx[:, :2]
         swing_hip_tau = (tau[hips] + servo_now[hips]) * (~support)[:, None]
         for f, legs_f in ((FRONT, slice(0, 2)), (BACK, slice(2, 4))):
@@ -310,7 +312,7 @@ class Controller:
             tau[self.leg_idx[legs_f, :2]] += share
 
         # -------- gravity compensation of the swing legs (base: their leg frame)
-        tau[self.leg_idx] += self._swing_gravity(fk[0], R_leg, axes_world) * (~stance)[:, None]
+        tau[self.leg_idx] += self._swing_gravity(q_leg, fk[0], R_leg) * (~stance)[:, None]
 
         self.phase = (self.phase + dt / period) % 1.0
         self.t += dt
@@ -341,11 +343,10 @@ class Controller:
         # legs whose swing is under way at phase 0 stay down until it is over
         self._hold = self.graph.swing_progress(self.phase) >= 0.0
 
-    def _swing_gravity(self, pos: np.ndarray, R_leg: np.ndarray, axes_world: np.ndarray
+    def _swing_gravity(self, q_leg: np.ndarray, pos: np.ndarray, R_leg: np.ndarray
                        ) -> np.ndarray:  # fmt: skip
         """Joint torques (4, 5) holding each leg's segments up: sum_s J_s^T (m_s g z), with
-        each segment's mass at its midpoint. pos: forward-kinematics joint positions (leg
-        frame); axes_world: the legs' joint axes (4, 5, 3) in the world."""
+        each segment's mass at its midpoint. pos: forward-kinematics joint positions."""
         pos_w = np.einsum("kij,ksj->ksi", R_leg, pos)
         com = 0.5 * (pos_w[:, :4] + pos_w[:, 1:])  # (4 legs, 4 segments)
         weight = self.seg_mass * GRAVITY
@@ -355,7 +356,7 @@ class Controller:
         seg_of_joint = [0, 0, 1, 2, 3]  # joints 0 and 1 carry the whole leg
         m_j = below_m[:, seg_of_joint]
         mc_j = below_mc[:, seg_of_joint]
-        axes = axes_world
+        axes = np.einsum("kij,ksj->ksi", R_leg, self.legs.joint_axes(q_leg))
         pivots = pos_w[:, [0, 0, 1, 2, 3]]
         r = mc_j - m_j[:, :, None] * pivots  # sum m (c - p)
         # torque about each axis from upward forces: (a x r) . z

@@ -65,8 +65,7 @@ def test_swing_gravity_compensation_is_the_gradient_of_potential_energy() -> Non
         pw = np.einsum("kij,ksj->ksi", R, p)
         return (ctrl.seg_mass * 9.81 * 0.5 * (pw[:, :4, 2] + pw[:, 1:, 2])).sum(axis=1)
 
-    axes = np.einsum("kij,ksj->ksi", R, ctrl.legs.joint_axes(q))
-    tau = ctrl._swing_gravity(ctrl.legs.forward(q)[0], R, axes)
+    tau = ctrl._swing_gravity(q, ctrl.legs.forward(q)[0], R)
     for j in range(5):
         d = np.zeros_like(q)
         d[:, j] = 1e-6
