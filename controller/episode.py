@@ -87,11 +87,13 @@ def run_episode(
     recorder: VideoRecorder | None = None,
     progress: Callable[[float], None] | None = None,
     extra_log: Callable[[DogState], dict[str, float]] | None = None,
+    caption: Callable[[DogState], str] | None = None,
 ) -> RunResult:
     """Step `world` under `controller` for `duration_s` [s] of simulated time.
 
     The controller runs at `control_hz`; between its steps the joint servo of its
-    ServoCommand runs at every physics step of the world. Stops early when the dog falls or
+    ServoCommand runs at every physics step of the world; `caption(state)` labels video
+    frames. Stops early when the dog falls or
     the simulation becomes unstable; never raises for that. `progress(fraction_done)` is
     called about 100 times.
     """
@@ -124,7 +126,7 @@ def run_episode(
                     log.add(state, applied, world.marker_positions(),
                             extra_log(state) if extra_log else None)  # fmt: skip
                 if recorder is not None and recorder.due(state.t):
-                    recorder.capture(world, state)
+                    recorder.capture(world, state, caption(state) if caption else None)
             world.step()
         if progress is not None and n % tick == 0:
             progress(n / steps)
@@ -146,8 +148,13 @@ def summarize(result: RunResult, *, gait: str, speed_cmd: float, duration_s: flo
     t, pos, vel = log["t"], log["base_pos"], log["base_vel"]
     simulated = float(t[-1]) if len(t) else 0.0
     half = t >= 0.5 * simulated if len(t) else np.zeros(0, dtype=bool)
-    mean_speed = float(np.mean(vel[half, 0])) if np.any(half) else 0.0
+    # speed along the commanded heading (+x of the start frame for a dog sent straight)
+    cmd = log["heading_cmd"][half] if "heading_cmd" in log else np.zeros(np.count_nonzero(half))
+    along = vel[half, 0] * np.cos(cmd) + vel[half, 1] * np.sin(cmd)
+    mean_speed = float(np.mean(along)) if np.any(half) else 0.0
     heading = np.array([yaw_of(q) for q in log["base_quat"][half]]) if np.any(half) else []
+    if "heading_cmd" in log and len(heading):
+        heading_cmd_rad = log["heading_cmd"][half]  # a turning dog follows a moving heading
     heading_err = (float(np.degrees(np.mean(np.abs(_wrap(heading - heading_cmd_rad)))))
                    if len(heading) else 0.0)  # fmt: skip
     distance = float(np.sum(np.linalg.norm(np.diff(pos[:, :2], axis=0), axis=1))) if len(t) else 0
@@ -169,8 +176,23 @@ def summarize(result: RunResult, *, gait: str, speed_cmd: float, duration_s: flo
         "duty_factor": feet["duty_factor"],
         "phase_offset": feet["phase_offset"],
         "stride_period_s": feet["stride_period_s"],
+        "turn_radius_m": turn_radius(pos[half, :2], heading) if len(heading) else None,
         "realtime_factor": round(simulated / result.wall_time_s, 3) if result.wall_time_s else None,
     }
+
+
+def turn_radius(xy: np.ndarray, heading: np.ndarray, min_turn_rad: float = 0.35
+                ) -> float | None:  # fmt: skip
+    """Radius [m] of the circle that best fits a path (least squares in the circle's
+    algebraic form), or None when the heading turned less than `min_turn_rad` over it."""
+    turned = abs(float(np.sum(_wrap(np.diff(heading))))) if len(heading) > 1 else 0.0
+    if turned < min_turn_rad or len(xy) < 3:
+        return None
+    x, y = xy[:, 0] - xy[:, 0].mean(), xy[:, 1] - xy[:, 1].mean()
+    # x^2 + y^2 = 2 a x + 2 b y + c, with r^2 = c + a^2 + b^2
+    A = np.stack([2 * x, 2 * y, np.ones_like(x)], axis=1)
+    (a, b, c), *_ = np.linalg.lstsq(A, x * x + y * y, rcond=None)
+    return round(float(np.sqrt(c + a * a + b * b)), 4)
 
 
 def _wrap(angle: np.ndarray) -> np.ndarray:

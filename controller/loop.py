@@ -137,7 +137,10 @@ class Controller:
         cmd = self.command
         max_dv = self.accel_limit * dt
         self.speed_now += min(max(cmd.speed_mps - self.speed_now, -max_dv), max_dv)
-        self.heading_now += cmd.turn_rate_rps * dt
+        # while the dog speeds up it turns on the radius of the commanded speed and rate
+        ramp = min(self.speed_now / cmd.speed_mps, 1.0) if cmd.speed_mps > 0.0 else 1.0
+        turn_rate = cmd.turn_rate_rps * ramp
+        self.heading_now += turn_rate * dt
         heading = self.heading_now
         ch, sh = math.cos(heading), math.sin(heading)
         H = np.array([[ch, -sh, 0.0], [sh, ch, 0.0], [0.0, 0.0, 1.0]])
@@ -284,11 +287,16 @@ class Controller:
                 continue
             # k_v acts on the velocity error along and across the heading
             push = H[:2, :2] @ (kv * ((v_d_push - frame_vel[f, :2]) @ H[:2, :2]))
+            if turn_rate != 0.0:  # the centripetal force of the turn, fed forward
+                mass = self.frame_weight[f] / GRAVITY
+                push = push + (mass * self.speed_now * turn_rate) * H[:2, 1]
             height_err = frame_pos_d[f, 2] - frame_pos[f, 2]
             F = frame_force(height_err, frame_vel[f, 2], push, self.frame_weight[f],
                             p["kp_height_N_per_m"], p["kd_height_Ns_per_m"])  # fmt: skip
             yaw_err = _wrap(heading - _yaw_of(frame_R[f]))
-            yaw_torque = p["kp_yaw_Nm_per_rad"] * yaw_err - p["kd_yaw_Nms_per_rad"] * frame_w[f, 2]
+            # damping acts on the yaw rate's error against the commanded turn rate
+            yaw_rate_err = turn_rate - frame_w[f, 2]
+            yaw_torque = p["kp_yaw_Nm_per_rad"] * yaw_err + p["kd_yaw_Nms_per_rad"] * yaw_rate_err
             lever = foot[legs_f, :2] - frame_pos[f, :2]
             forces = yaw_forces(yaw_torque, lever, st)
             forces[st] += F / n_st

@@ -30,15 +30,32 @@ class VideoRecorder:
         """Whether a frame is due at simulated time `t` [s]."""
         return t + 1e-9 >= self.frames / self.fps
 
-    def capture(self, world: World, state: DogState) -> None:
-        """Render the scene now and append it to the video."""
+    def capture(self, world: World, state: DogState, text: str | None = None) -> None:
+        """Render the scene now and append it to the video, with `text` (or the caption)
+        written in its top-left corner."""
         goal = state.base_pos + np.array([0.3, 0.0, -0.15])
         # the camera lags behind the dog a little, so the picture does not shake with the body
         self._target = goal if self._target is None else self._target + 0.25 * (goal - self._target)
         img = world.render(self.width, self.height, self._target, distance=2.0, yaw_deg=35.0,
                            pitch_deg=-15.0)  # fmt: skip
+        label = text if text is not None else self.caption
+        if label:
+            img = _write_text(img, label)
         self._writer.append_data(img)
         self.frames += 1
 
     def close(self) -> None:
         self._writer.close()
+
+
+def _write_text(img: np.ndarray, text: str) -> np.ndarray:
+    """`img` with `text` in dark letters on a light box in its top-left corner."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    picture = Image.fromarray(img)
+    draw = ImageDraw.Draw(picture)
+    font = ImageFont.load_default(size=22)
+    left, top, right, bottom = draw.textbbox((12, 10), text, font=font)
+    draw.rectangle((left - 6, top - 4, right + 6, bottom + 4), fill=(245, 245, 240))
+    draw.text((12, 10), text, fill=(20, 20, 20), font=font)
+    return np.asarray(picture)

@@ -7,36 +7,50 @@ from pathlib import Path
 
 import numpy as np
 
+from controller.drive import Driver, gaits_used
 from controller.episode import RunResult, run_episode, summarize
 from controller.loop import Controller
+from controller.profile import Profile
 from controller.recording import VideoRecorder
 from controller.sim import Push, World
 from gaits.params import GaitParams
+from gaits.schedule import GaitSchedule
 from models import DogSpec
 
 CONTROL_DT = 1e-3  # [s] the controller runs at 1 kHz; the joint servo at the physics rate
+AUTO = "auto"  # the gait name that lets the speed choose the gait
 START_POSE_NOISE_RAD = 0.01  # seeded jitter of the start pose: seeds give different runs
 
 
 def simulate(
     params: GaitParams | str,
-    speed_mps: float,
+    speed_mps: float | Profile,
     duration_s: float,
     *,
     seed: int = 0,
     pushes: Sequence[Push] = (),
     turn_rate_dps: float = 0.0,
+    heading_deg: Profile | None = None,
     spec: DogSpec | str = "shepherd",
     record: str | Path | None = None,
     gui: bool = False,
     progress: Callable[[float], None] | None = None,
     log_hz: float = 200.0,
 ) -> tuple[RunResult, dict]:
-    """Run `params` (a GaitParams or a preset name) at `speed_mps` [m/s] for `duration_s` [s]
-    from standing; returns the run and its summary (DESIGN.md's run-summary contract).
-    Raises GaitError for an unknown gait or a speed outside the gait's band."""
-    gait = GaitParams.load(params) if isinstance(params, str) else params
-    gait.check_speed(speed_mps)
+    """Run `params` (a GaitParams, a preset name, or "auto": the gait chosen by speed) at
+    `speed_mps` [m/s] (a number or a Profile of time) for `duration_s` [s] from standing,
+    turning at `turn_rate_dps` [deg/s] or along `heading_deg` (a Profile of time); returns
+    the run and its summary (DESIGN.md's run-summary contract, plus `gaits_used` for "auto"
+    and `turn_radius_m`). Raises GaitError for an unknown gait or a speed outside the band."""
+    speed = speed_mps if isinstance(speed_mps, Profile) else Profile.constant(speed_mps)
+    schedule = None
+    if params == AUTO:
+        schedule = GaitSchedule.auto(max_speed=speed.max)
+        gait = schedule.at(speed(0.0)).params
+    else:
+        gait = GaitParams.load(params) if isinstance(params, str) else params
+        gait.check_speed(speed.min)
+        gait.check_speed(speed.max)
     rng = np.random.default_rng(seed)
     with World(spec, gui=gui, renderer="egl" if record else None) as world:
         world.place_dog(world.skeleton.stand_angles()
@@ -44,19 +58,25 @@ def simulate(
         for push in pushes:
             world.add_push(push)
         controller = Controller(world.skeleton, gait, dt=CONTROL_DT, servo_dt=world.dt)
-        controller.command.speed_mps = speed_mps
-        controller.command.turn_rate_rps = np.radians(turn_rate_dps)
+        driver = Driver(controller, speed, heading_deg=heading_deg, turn_rate_dps=turn_rate_dps,
+                        schedule=schedule)  # fmt: skip
         recorder = VideoRecorder(record) if record else None
         try:
-            result = run_episode(world, controller, duration_s, control_hz=1.0 / CONTROL_DT,
+            result = run_episode(world, driver, duration_s, control_hz=1.0 / CONTROL_DT,
                                  recorder=recorder,
                                  progress=progress, log_hz=log_hz,
-                                 extra_log=controller.log_fields)  # fmt: skip
+                                 extra_log=driver.log_fields,
+                                 caption=driver.caption if schedule else None)  # fmt: skip
         finally:
             if recorder is not None:
                 recorder.close()
-    summary = summarize(result, gait=gait.gait, speed_cmd=speed_mps, duration_s=duration_s,
-                        seed=seed)  # fmt: skip
+    summary = summarize(result, gait=AUTO if schedule else gait.gait,
+                        speed_cmd=speed_mps if isinstance(speed_mps, float | int) else speed.max,
+                        duration_s=duration_s, seed=seed)  # fmt: skip
+    if schedule is not None:
+        result.log["gait_names"] = np.array(schedule.names)
+        summary["gaits_used"] = gaits_used(result.log["t"], result.log["gait_index"],
+                                           schedule.names)  # fmt: skip
     return result, summary
 
 

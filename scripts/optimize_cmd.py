@@ -134,8 +134,11 @@ def run(args: argparse.Namespace) -> int:
     finally:
         executor.shutdown(wait=False, cancel_futures=True)
     if result.interrupted:
+        # the best so far is written too: an interrupted night still leaves a usable gait
+        best = (f"; best so far (f = {result.best_f:.6g}): {finish(result.best_x, result)}"
+                if result.generations and np.all(np.isfinite(result.best_x)) else "")  # fmt: skip
         print(f"interrupted: kept {result.generations} complete generation(s) "
-              f"({result.evals} evaluations) in {args.out}; continue with --resume",
+              f"({result.evals} evaluations) in {args.out}; continue with --resume{best}",
               file=sys.stderr)  # fmt: skip
         return 130
     path = finish(result.best_x, result)

@@ -63,14 +63,18 @@ def run(args: argparse.Namespace) -> int:
         ax.set_yticks(range(4), FEET)
         ax.invert_yaxis()
         ax.set_xlabel("time [s]")
-        ax.set_title("Footfall (Hildebrand) diagram: stance of each foot")
+        ax.set_title("Footfall (Hildebrand) diagram: stance of each foot", pad=14)
+        _shade_gaits(ax, log, start)
     elif args.kind == "speed":
-        ax.plot(t, log["base_vel"][:, 0], label="forward speed (pelvis)")
+        heading = log["heading_cmd"] if "heading_cmd" in log else np.zeros(len(t))
+        along = log["base_vel"][:, 0] * np.cos(heading) + log["base_vel"][:, 1] * np.sin(heading)
+        ax.plot(t, along, label="forward speed (pelvis)")
         if "speed_cmd" in log:
             ax.plot(t, log["speed_cmd"], "--", label="commanded")
         ax.set_ylabel("speed [m/s]")
         ax.set_xlabel("time [s]")
-        ax.legend()
+        ax.legend(loc="lower right")
+        _shade_gaits(ax, log, float(t[0]) if len(t) else 0.0)
     elif args.kind == "height":
         ax.plot(t, log["base_pos"][:, 2], label="pelvis (back leg frame)")
         if "chest_height" in log:
@@ -95,3 +99,19 @@ def run(args: argparse.Namespace) -> int:
     plt.close(fig)
     print(f"wrote {out}")
     return 0
+
+
+def _shade_gaits(ax, log: dict, start: float) -> None:  # noqa: ANN001 - a matplotlib Axes
+    """Shade and name the stretches of each active gait (runs with the automatic choice)."""
+    if "gait_index" not in log or "gait_names" not in log:
+        return
+    from controller.drive import gaits_used
+
+    names = tuple(str(n) for n in log["gait_names"])
+    for used in gaits_used(log["t"], log["gait_index"], names):
+        lo, hi = max(used["from_s"], start), used["to_s"]
+        if hi <= lo:
+            continue
+        ax.axvspan(lo, hi, color=f"C{names.index(used['gait'])}", alpha=0.12, lw=0)
+        ax.text(lo, 1.01, used["gait"], transform=ax.get_xaxis_transform(), fontsize=8,
+                va="bottom", ha="left", color=f"C{names.index(used['gait'])}")  # fmt: skip

@@ -1,0 +1,127 @@
+"""Gait selection by speed: bands, and linear blends of two gaits inside their overlap.
+
+Blending keeps every leg's phase continuous: the swing starts of two gaits are blended on
+the circle, and each gait of the chain is first shifted as a whole (a gait shifted in phase
+is the same gait) to sit nearest the one before it, so that no leg is carried half a
+stride as the speed crosses an overlap. Walk -> trot, for example: the fore feet move a
+quarter stride later against the hind ones, and nothing else changes in the graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from gaits.errors import GaitError
+from gaits.graph import LEGS
+from gaits.params import GaitParams, preset_names
+
+# The speed bands of the automatic gait choice [m/s], slowest gait first.
+AUTO_BANDS: dict[str, tuple[float, float]] = {
+    "walk": (0.0, 1.5),
+    "trot": (1.0, 2.5),
+    "canter": (2.0, 3.5),
+    "transverse-gallop": (3.5, 5.5),
+}
+START_KEYS = tuple(f"swing_start_phase.{leg}" for leg in LEGS)
+PHASE_SHIFTS = np.linspace(0.0, 1.0, 40, endpoint=False)
+
+
+@dataclass(frozen=True)
+class Blend:
+    """The gait in force at one speed: its parameters, the dominant gait's name and index."""
+
+    params: GaitParams
+    gait: str
+    index: int
+
+
+class GaitSchedule:
+    """Gaits chosen by speed: `at(speed)` is the one gait whose band holds the speed, or
+    the linear blend of two neighbours inside their overlap."""
+
+    def __init__(self, gaits: Sequence[GaitParams], bands: Sequence[tuple[float, float]]) -> None:
+        if len(gaits) != len(bands) or not gaits:
+            raise GaitError("a gait schedule needs one speed band per gait")
+        for (lo0, hi0), (lo1, hi1) in zip(bands, bands[1:], strict=False):
+            if not (lo0 <= lo1 <= hi0 <= hi1):
+                raise GaitError(f"speed bands must rise and touch or overlap, got {lo0}-{hi0} "
+                                f"then {lo1}-{hi1} m/s")  # fmt: skip
+        self.names = tuple(g.gait for g in gaits)
+        self.bands = tuple((float(lo), float(hi)) for lo, hi in bands)
+        shifted = [gaits[0]]
+        for g in gaits[1:]:
+            shifted.append(_phase_shifted(g, _nearest_shift(shifted[-1], g)))
+        self.gaits = tuple(shifted)
+
+    @classmethod
+    def auto(cls, max_speed: float | None = None) -> GaitSchedule:
+        """The presets of AUTO_BANDS that exist, up to the one whose band holds max_speed."""
+        have = set(preset_names())
+        names = [n for n in AUTO_BANDS if n in have]
+        if max_speed is not None:
+            top = max(AUTO_BANDS[n][1] for n in names)
+            if max_speed > top:
+                raise GaitError(f"speed {max_speed} m/s is above the automatic gaits' range "
+                                f"(up to {top} m/s with {', '.join(names)})")  # fmt: skip
+        return cls([GaitParams.load(n) for n in names], [AUTO_BANDS[n] for n in names])
+
+    @property
+    def speed_range(self) -> tuple[float, float]:
+        return self.bands[0][0], self.bands[-1][1]
+
+    def at(self, speed: float) -> Blend:
+        """The gait for `speed` [m/s] (clamped to the schedule's range)."""
+        lo, hi = self.speed_range
+        v = min(max(speed, lo), hi)
+        for k in range(len(self.gaits) - 1):
+            overlap_lo, overlap_hi = self.bands[k + 1][0], self.bands[k][1]
+            if v < overlap_lo:
+                return Blend(self.gaits[k], self.names[k], k)
+            if v <= overlap_hi:
+                w = (v - overlap_lo) / (overlap_hi - overlap_lo) if overlap_hi > overlap_lo else 1.0
+                k_dom = k + 1 if w >= 0.5 else k
+                return Blend(blend(self.gaits[k], self.gaits[k + 1], w), self.names[k_dom], k_dom)
+        return Blend(self.gaits[-1], self.names[-1], len(self.gaits) - 1)
+
+
+def blend(a: GaitParams, b: GaitParams, w: float) -> GaitParams:
+    """(1 - w) a + w b for every parameter; swing starts on the circle (shortest way)."""
+    values = {}
+    for key, va in a.values.items():
+        vb = b.values[key]
+        if key in START_KEYS:
+            d = (vb - va + 0.5) % 1.0 - 0.5
+            values[key] = _wrap_phase(va + w * d)
+        else:
+            values[key] = (1.0 - w) * va + w * vb
+    band = (min(a.speed_band_mps[0], b.speed_band_mps[0]),
+            max(a.speed_band_mps[1], b.speed_band_mps[1]))  # fmt: skip
+    source = {"source": f"blend of {a.gait} and {b.gait}", "weight": w}
+    return replace(a, gait=a.gait if w < 0.5 else b.gait, values=values, speed_band_mps=band,
+                   symmetric=a.symmetric and b.symmetric, free=None, provenance=source)  # fmt: skip
+
+
+def _nearest_shift(a: GaitParams, b: GaitParams) -> float:
+    """The global phase shift of b that brings its swing starts nearest a's (on the circle)."""
+    sa = np.array([a.values[k] for k in START_KEYS])
+    sb = np.array([b.values[k] for k in START_KEYS])
+    d = (sb[None, :] + PHASE_SHIFTS[:, None] - sa[None, :] + 0.5) % 1.0 - 0.5
+    return float(PHASE_SHIFTS[int(np.argmin(np.sum(d * d, axis=1)))])
+
+
+def _phase_shifted(g: GaitParams, shift: float) -> GaitParams:
+    if shift == 0.0:
+        return g
+    values = dict(g.values)
+    for key in START_KEYS:
+        values[key] = _wrap_phase(values[key] + shift)
+    return replace(g, values=values)
+
+
+def _wrap_phase(phase: float) -> float:
+    """`phase` in [0, 0.999] (the parameter's bounds): within 0.001 below 1 counts as 0."""
+    p = phase % 1.0
+    return 0.0 if p > 0.999 else p

@@ -1,0 +1,113 @@
+"""Commands that change over a run: profiles, the gait chosen by speed, turning."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from controller.drive import gaits_used
+from controller.episode import turn_radius
+from controller.profile import Profile, ProfileError
+from gaits.params import GaitParams
+from gaits.schedule import START_KEYS, GaitSchedule, blend
+
+
+def test_profile_is_linear_between_knots_and_constant_outside() -> None:
+    p = Profile.parse("0:0.5, 10:5.0,20:5")
+    assert p(0.0) == 0.5 and p(5.0) == pytest.approx(2.75) and p(15.0) == 5.0
+    assert p(-1.0) == 0.5 and p(99.0) == 5.0
+    assert p.slope(5.0) == pytest.approx(0.45) and p.slope(15.0) == 0.0 and p.slope(30.0) == 0.0
+    assert (p.min, p.max) == (0.5, 5.0)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("0:0.5,10:x", "knot 2 ('10:x') must be T:V"),
+    ("0:0.5,10", "knot 2 ('10') must be T:V"),
+    ("0:1,10:2,5:3", "knot 3 ('5:3') is out of time order"),
+    ("0:1,0:2", "knot 2 ('0:2') is out of time order"),
+    ("-1:1", "time must be >= 0"),
+    ("0:nan", "finite"),
+    ("", "empty"),
+])  # fmt: skip
+def test_malformed_profile_names_the_knot(text: str, message: str) -> None:
+    with pytest.raises(ProfileError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        Profile.parse(text, "speed")
+
+
+def _starts(g: GaitParams) -> np.ndarray:
+    return np.array([g.values[k] for k in START_KEYS])
+
+
+def _circular(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.abs((a - b + 0.5) % 1.0 - 0.5)
+
+
+def test_schedule_picks_the_band_and_blends_in_the_overlap() -> None:
+    schedule = GaitSchedule.auto()
+    walk, trot = GaitParams.load("walk"), GaitParams.load("trot")
+    assert schedule.at(0.5).gait == "walk" and schedule.at(2.2).gait == "trot"
+    # outside the overlap the gait is the preset (shifted in phase as a whole at most)
+    for speed, preset in ((0.5, walk), (2.2, trot)):
+        got = schedule.at(speed).params
+        assert got.values["period_s"] == preset.values["period_s"]
+        shift = (_starts(got) - _starts(preset)) % 1.0
+        assert np.allclose(_circular(shift, shift[0]), 0.0)
+        assert got.graph().phase_offsets() == pytest.approx(preset.graph().phase_offsets())
+    # in the overlap (walk 0-1.5, trot 1-2.5) every parameter is the linear blend
+    mid = schedule.at(1.25).params
+    for key in ("period_s", "height_front_m", "swing_duration_phase.LF"):
+        assert mid.values[key] == pytest.approx(0.5 * (walk.values[key] + trot.values[key]))
+    assert schedule.at(1.1).gait == "walk" and schedule.at(1.4).gait == "trot"
+
+
+def test_every_leg_phase_moves_continuously_across_the_overlap() -> None:
+    schedule = GaitSchedule.auto()
+    speeds = np.r_[np.arange(0.0, 2.5001, 0.005), 1.2 + np.arange(0.0, 0.1, 1e-4)]
+    speeds.sort()
+    starts = np.array([_starts(schedule.at(v).params) for v in speeds])
+    steps = _circular(starts[1:], starts[:-1])
+    assert steps.max() < 0.01  # no leg jumps between stance and swing as the speed changes
+    # and arrives at the trot itself, shifted as a whole at most
+    arrived = (starts[-1] - _starts(GaitParams.load("trot"))) % 1.0
+    assert np.allclose(_circular(arrived, arrived[0]), 0.0)
+
+
+def test_blend_ends_are_the_gaits_themselves() -> None:
+    walk, trot = GaitParams.load("walk"), GaitParams.load("trot")
+    assert blend(walk, trot, 0.0).values == pytest.approx(dict(walk.values))
+    assert blend(walk, trot, 1.0).values == pytest.approx(dict(trot.values))
+
+
+def test_turn_radius_of_a_circle_and_none_for_a_straight_path() -> None:
+    a = np.linspace(0.0, 2.0, 200)
+    xy = np.stack([3.5 * np.sin(a) + 1.0, 3.5 * (1 - np.cos(a)) - 2.0], axis=1)
+    assert turn_radius(xy, a) == pytest.approx(3.5, rel=1e-6)
+    line = np.stack([np.linspace(0, 10, 50), np.zeros(50)], axis=1)
+    assert turn_radius(line, np.zeros(50)) is None
+
+
+def test_gaits_used_lists_each_stretch_in_order() -> None:
+    t = np.arange(10) * 0.5
+    used = gaits_used(t, np.array([0, 0, 0, 1, 1, 1, 1, 2, 2, 1]), ("walk", "trot", "canter"))
+    assert [u["gait"] for u in used] == ["walk", "trot", "canter", "trot"]
+    assert used[0] == {"gait": "walk", "from_s": 0.0, "to_s": 1.5}
+    assert used[-1]["from_s"] == 4.5
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--gait", "auto", "--speed-profile", "0:0.5,5:x"], "knot 2"),
+    (["--gait", "auto", "--speed-profile", "0:1,5:2,3:2"], "out of time order"),
+    (["--gait", "gallop"], "known gaits: trot, walk, auto"),
+    (["--gait", "auto"], "needs --speed or --speed-profile"),
+    (["--gait", "auto", "--speed", "9"], "above the automatic gaits' range"),
+    (["--gait", "trot", "--speed-profile", "0:1,5:3"], "outside the trot band"),
+    (["--gait", "trot", "--heading-profile", "0:0,2:y"], "heading profile knot 2"),
+])  # fmt: skip
+def test_run_rejects_bad_commands_with_exit_2(args: list[str], message: str) -> None:
+    out = subprocess.run([sys.executable, "-m", "scripts.cli", "run", *args, "--duration", "1"],
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert out.returncode == 2, out.stderr
+    assert message in out.stderr and "Traceback" not in out.stderr
