@@ -111,6 +111,7 @@ class Plan:
                 active[v] = True
                 v = self.par[v]
         self.active = active
+        self.n_inactive = active[1:].count(False)  # nodes the backward pass leaves alone
         self.bw_order = [v for v in range(n - 1, 0, -1) if active[v]]
         cnt = [0] * n
         for v in range(1, n):
@@ -139,10 +140,10 @@ class Plan:
         self.reach_e = [acc[e] for e in effs]
         self.reach = float(tree.reach)
         # the batched solver finishes its last poses one at a time once there are this
-        # few: numpy's per-call cost, mostly per constrained joint, then exceeds the
-        # scalar solver's per-pose cost
-        self.scalar_tail = min(4 + 3 * sum(self.cons) + 2 * sum(
-            t is not None for t in self.twist), 40)
+        # few: an iteration of numpy calls then costs more than the scalar solver's
+        # iterations of those poses (both grow with the joints, so one number fits the
+        # benchmark chains, free or constrained)
+        self.scalar_tail = 8
         self.chain = bool(tree.is_chain) and effs == (n - 1,)
         self.arc_ok = self.chain and not dir_effs and n > 2
         self.root0 = tuple(float(x) for x in tree.root) + (0.0,) * (3 - self.dim)
@@ -164,9 +165,13 @@ class Plan:
 
     def restart_index(self, t_rel, k: int) -> int:
         """Table pose for restart number ``k`` of a solve with targets ``t_rel (E, 3)``
-        (relative to the root): the poses in order of the summed distance of their
-        effectors to the targets, nearest first."""
+        (relative to the root): the poses in table order (the targets are not used, so a
+        restart's pose depends on nothing but ``k``)."""
         return k % N_RESTART_POSES
+
+    def restart_indices(self, k: np.ndarray) -> np.ndarray:
+        """:meth:`restart_index` for an array of restart numbers."""
+        return np.asarray(k) % N_RESTART_POSES
 
     def restart_table_py(self):
         """:meth:`restart_table` as Python tuples (positions, frames as columns, twists)."""

@@ -51,8 +51,11 @@ def log_so3(r: np.ndarray) -> np.ndarray:
     out = fac[..., None] * w
     near_pi = cos < -0.99
     if np.any(near_pi):
-        # axis from the symmetric part: R + I = 2 a a^T (1 - cos) + ... ; use largest column
-        b = (r + np.swapaxes(r, -1, -2)) * 0.5 - cos[..., None, None] * np.eye(3)
+        # only those rotations (the same numbers as over all of them, at a fraction of
+        # the cost): the axis from the symmetric part, R + I = 2 a a^T (1 - cos) + ...;
+        # use its largest column
+        rn, cosn, wn = r[near_pi], cos[near_pi], w[near_pi]
+        b = (rn + np.swapaxes(rn, -1, -2)) * 0.5 - cosn[..., None, None] * np.eye(3)
         diag = np.stack([b[..., 0, 0], b[..., 1, 1], b[..., 2, 2]], -1)
         k = np.argmax(diag, axis=-1)
         col = np.take_along_axis(b, np.broadcast_to(k[..., None, None], b.shape[:-1] + (1,)), -1)[
@@ -60,8 +63,8 @@ def log_so3(r: np.ndarray) -> np.ndarray:
         ]
         cn = np.linalg.norm(col, axis=-1, keepdims=True)
         a = col / np.where(cn > 0.0, cn, 1.0)
-        sgn = np.where(np.sum(a * w, axis=-1) < 0.0, -1.0, 1.0)
-        out = np.where(near_pi[..., None], (sgn * th)[..., None] * a, out)
+        sgn = np.where(np.sum(a * wn, axis=-1) < 0.0, -1.0, 1.0)
+        out[near_pi] = (sgn * th[near_pi])[..., None] * a
     return out
 
 

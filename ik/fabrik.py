@@ -224,8 +224,9 @@ def fabrik_batch(
     """Solve ``B`` independent poses at once (vectorised over the batch).
 
     Same algorithm, stopping rules and results as :func:`fabrik` applied per pose; poses
-    leave the working set as they finish, and the last few unfinished ones are completed
-    one at a time.
+    leave the working set as they finish, slow poses run their later restart attempts
+    side by side (merged in order, so the results do not change), and the last few
+    unfinished ones are completed one at a time.
 
     Args:
         targets: ``(B, dim)`` for a chain, or ``{effector: (B, dim)}``.
@@ -262,27 +263,29 @@ def fabrik_batch(
 
 
 def _angles_batch(tree, pl, frames, pos3):
+    """Joint coordinates ``(B, dof)`` from the solver's frames ``(N, 3, 3, B)`` (batch
+    axis last, as the batched solver keeps them), or for a free tree (None) from the
+    minimal-rotation frames of the poses ``pos3 (B, N, 3)``."""
     from ._fabrik_batch import frames_of
     from ._rot import log_so3
 
     if frames is None:
         frames = frames_of(pl, pos3)
-
-    bsz = frames.shape[0]
+    bsz = frames.shape[-1]
     q = np.zeros((bsz, tree.dof))
     # every joint's rotation relative to its parent frame at once
-    rot = np.einsum("bvji,bvjk->bvik", frames[:, pl.par[1:]], frames[:, 1:])
+    rot = np.einsum("vjib,vjkb->vikb", frames[pl.par[1:]], frames[1:])
     hinge = np.array(pl.hinge[1:])
     qoff = np.array(pl.qoff[1:-1])
     if hinge.any():
         hv = np.nonzero(hinge)[0]
         r = np.array([pl.r[v + 1] for v in hv])
         ar = np.array([pl.ar[v + 1] for v in hv])
-        lc = np.einsum("bvij,vj->bvi", rot[:, hv], r)
-        q[:, qoff[hv]] = np.arctan2(np.einsum("bvi,vi->bv", lc, ar),
-                                    np.einsum("bvi,vi->bv", lc, r))
+        lc = np.einsum("vijb,vj->vib", rot[hv], r)
+        q[:, qoff[hv]] = np.arctan2(np.einsum("vib,vi->bv", lc, ar),
+                                    np.einsum("vib,vi->bv", lc, r))
     if not hinge.all():
         bv = np.nonzero(~hinge)[0]
         cols = (qoff[bv][:, None] + np.arange(3)).reshape(-1)
-        q[:, cols] = log_so3(rot[:, bv]).reshape(bsz, -1)
+        q[:, cols] = log_so3(rot[bv].transpose(3, 0, 1, 2)).reshape(bsz, -1)
     return q

@@ -153,3 +153,15 @@ def test_so3_helpers_round_trip_near_pi():
     rv *= (np.pi - rng.uniform(0, 1e-6, (500, 1))) / np.linalg.norm(rv, axis=1, keepdims=True)
     r = exp_so3(rv)
     np.testing.assert_allclose(exp_so3(log_so3(r)), r, atol=1e-9)
+
+
+def test_log_so3_near_pi_among_others():
+    """Rotations near pi mixed with others, any batch shape: the near-pi branch (taken
+    only for those) still inverts exp_so3."""
+    rng = np.random.default_rng(1)
+    rv = rng.normal(size=(40, 7, 3))
+    rv /= np.linalg.norm(rv, axis=-1, keepdims=True)
+    rv *= np.where(rng.uniform(size=(40, 7, 1)) < 0.3, np.pi - 1e-7, rng.uniform(0, 3, (40, 7, 1)))
+    r = exp_so3(rv)
+    np.testing.assert_allclose(exp_so3(log_so3(r)), r, atol=1e-9)
+    np.testing.assert_allclose(exp_so3(log_so3(r[3, 2])), r[3, 2], atol=1e-9)

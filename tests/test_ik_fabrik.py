@@ -230,6 +230,36 @@ def test_batch_matches_single_solves(seed, dim, constrained):
     assert np.all(chain.violation(batch.angles) <= 1e-9)
 
 
+@pytest.mark.parametrize("max_iter", [30, 60])
+def test_batch_running_restarts_ahead_matches_single(monkeypatch, max_iter):
+    """The 7-DOF arm near its base restarts up to 9 times. Run every later restart
+    attempt ahead as extra rows (a few at a time, so more are started as attempts end);
+    merged in order, and re-run where max_iter cuts one short, the batch still equals
+    the scalar solver pose by pose."""
+    import ik._fabrik_batch as batch
+
+    chain = (Chain.from_lengths([0.32, 0.30, 0.08]).with_cone(0, 1.4)
+             .with_hinge(1, [0, 0, 1], (0.0, 2.6)).with_cone(2, 1.0).with_twist(2, -1.0, 1.0))
+    rng = np.random.default_rng(5)
+    q = chain.clamp(rng.uniform(-1.0, 1.0, (3000, chain.dof)) * rng.uniform(0, np.pi, (3000, 1)))
+    tips = chain.forward(q)[:, -1]
+    tips = tips[np.linalg.norm(tips, axis=1) < 0.3 * chain.reach]
+    tol = 1e-4 * chain.reach
+    _numpy_only(chain)
+    monkeypatch.setattr(batch, "AHEAD_ROWS", 10**6)
+    monkeypatch.setattr(batch, "AHEAD_DEPTH", 3)
+    res = fabrik_batch(chain, tips, tol=tol, max_iter=max_iter, angles=True)
+    restarts = []
+    for k, t in enumerate(tips):
+        one = fabrik(chain, t, tol=tol, max_iter=max_iter)
+        np.testing.assert_allclose(res.positions[k], one.positions, atol=1e-9)
+        assert res.iterations[k] == one.iterations and res.reason[k] == one.reason
+        assert res.restarts[k] == one.restarts
+        restarts.append(one.restarts)
+    assert max(restarts) >= 5 and "max_iter" in set(res.reason)
+    assert np.all(chain.violation(res.angles) <= 1e-9)
+
+
 def test_batch_matches_single_on_constrained_tree():
     """A hand whose fingers have hinges and cones: numpy batch == scalar, pose by pose."""
     tree = hand_tree()
