@@ -30,10 +30,8 @@ def known_gap(reason: str) -> pytest.MarkDecorator:
 
 WALK_FALLS = known_gap("walk at 1.0 m/s: 4 of 5 seeds fall within 20 s (at 3.6-12.1 s)")
 WALK_FAST_FALLS = known_gap("walk at 1.4 m/s falls at 2.6 s")
-FRONT_FEET_LATE = known_gap("trot: the fore feet touch down 0.13-0.17 of a stride after "
-                            "their diagonal hind feet (criterion 0.1)")  # fmt: skip
 FRONT_DUTY_LOW = known_gap("fore feet spend less time on the ground than the gait graph "
-                           "plans (trot 0.32 against 0.46; walk 0.40-0.44 against "
+                           "plans (trot 0.33-0.35 against 0.46; walk 0.40-0.44 against "
                            "0.64)")  # fmt: skip
 PUSH = Push(start=10.0, force=(0.0, 200.0, 0.0), duration=0.1, link="chest")
 
@@ -82,7 +80,6 @@ def _circ(a: float, b: float) -> float:
     return min(d, 1.0 - d)
 
 
-@FRONT_FEET_LATE
 @pytest.mark.parametrize("seed", SEEDS)
 def test_trot_diagonal_pairs_touch_down_together(runs: dict, seed: int) -> None:
     s, _, _ = runs[("trot", 2.0, seed, False)]
