@@ -17,7 +17,7 @@ from controller.simulate import simulate
 
 pytestmark = pytest.mark.slow
 RAMP_UP = ("auto", "0:0.5,12:2.2", 16.0)
-RAMP_DOWN = ("auto", "0:2.2,12:0.5", 16.0)
+RAMP_DOWN = ("auto", "0:2.2,4:2.2,16:0.5", 18.0)  # from standing the dog first speeds up
 TURN_RATE_DPS, TURN_SPEED, TURN_SEEDS = 30.0, 2.0, range(5)
 
 
@@ -55,7 +55,9 @@ def test_speed_ramp_changes_gait_in_order_without_falling(runs: dict, job: tuple
                                                           order: list[str]) -> None:  # fmt: skip
     summary, speed_after, commanded = runs["ramps"][job]
     assert not summary["fell"], f"fell at {summary['fall_time_s']} s"
-    assert [u["gait"] for u in summary["gaits_used"]] == order, summary["gaits_used"]
+    ramp_start = Profile.parse(job[1]).times[-2]
+    used = [u["gait"] for u in summary["gaits_used"] if u["to_s"] > ramp_start]
+    assert used == order, summary["gaits_used"]
     assert abs(speed_after - commanded) < 0.5, (speed_after, commanded)
 
 
