@@ -111,3 +111,16 @@ def test_run_rejects_bad_commands_with_exit_2(args: list[str], message: str) -> 
                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert out.returncode == 2, out.stderr
     assert message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_video_caption_is_written_in_the_top_left_corner_only() -> None:
+    from controller.recording import _write_text
+
+    img = np.full((480, 640, 3), 90, dtype=np.uint8)
+    out = _write_text(img, "trot  2.0 m/s  t = 3.0 s")
+    assert out.shape == img.shape and out.dtype == np.uint8
+    assert np.all(img == 90)  # the frame given is not written into
+    changed = np.any(out != img, axis=2)
+    rows, cols = np.nonzero(changed)
+    assert rows.max() < 60 and cols.max() < 400  # a caption box in the corner
+    assert changed.sum() > 1000  # with text in it
