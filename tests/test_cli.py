@@ -77,7 +77,7 @@ def test_record_writes_a_playable_mp4_at_30_fps(tmp_path: Path) -> None:
     ("args", "expected"),
     [
         (["run", "--gait", "trot", "--speed", "9"], "outside the trot band 1.0-2.5 m/s"),
-        (["run", "--gait", "moonwalk"], "known gaits: trot, walk"),
+        (["run", "--gait", "moonwalk"], "known gaits: pace, trot, walk"),
         (["run", "--params", "/no/such/gait.toml"], "does not exist"),
         (["run", "--push", "1:2:3"], "T:FX,FY,FZ:DUR"),
         (["plot", "/no/such/run.npz", "--out", "fig.png"], "does not exist"),

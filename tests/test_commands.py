@@ -100,7 +100,7 @@ def test_gaits_used_lists_each_stretch_in_order() -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--gait", "auto", "--speed-profile", "0:0.5,5:x"], "knot 2"),
     (["--gait", "auto", "--speed-profile", "0:1,5:2,3:2"], "out of time order"),
-    (["--gait", "gallop"], "known gaits: trot, walk, auto"),
+    (["--gait", "gallop"], "known gaits: pace, trot, walk, auto"),
     (["--gait", "auto"], "needs --speed or --speed-profile"),
     (["--gait", "auto", "--speed", "9"], "above the automatic gaits' range"),
     (["--gait", "trot", "--speed-profile", "0:1,5:3"], "outside the trot band"),

@@ -32,6 +32,12 @@ def test_walk_is_a_four_beat_lateral_sequence_and_trot_moves_diagonal_pairs() ->
     assert abs(trot["LF"] - trot["RH"]) < 0.05 and abs(trot["LF"] - 0.5) < 0.1
 
 
+def test_pace_moves_lateral_pairs() -> None:
+    pace = GaitParams.load("pace").graph().phase_offsets()
+    assert min(pace["LF"], 1 - pace["LF"]) < 0.1  # LF with LH
+    assert abs(pace["RF"] - pace["RH"]) < 0.1 and abs(pace["RH"] - 0.5) < 0.05
+
+
 def test_preset_duty_factors_are_in_the_range_of_the_real_dog(mocap_dir) -> None:
     from optimize.reference import analyze_footfalls, load_reference
 

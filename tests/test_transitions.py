@@ -14,11 +14,13 @@ import pytest
 from controller.kinematics import yaw_of
 from controller.profile import Profile
 from controller.simulate import simulate
+from gaits.params import GaitParams
 
 pytestmark = pytest.mark.slow
 RAMP_UP = ("auto", "0:0.5,12:2.2", 16.0)
 RAMP_DOWN = ("auto", "0:2.2,4:2.2,16:0.5", 18.0)  # from standing the dog first speeds up
 TURN_RATE_DPS, TURN_SPEED, TURN_SEEDS = 30.0, 2.0, range(5)
+NOMINAL = {"pace": 1.5}  # gaits chosen by name, at their nominal speed [m/s]
 
 
 def _ramp(job: tuple) -> tuple:
@@ -41,12 +43,33 @@ def _turn(seed: int) -> tuple:
     return seed, summary, float(err[log["t"] >= 2.0].max()) if len(err) else math.inf
 
 
+def _gait(job: tuple) -> tuple:
+    gait, seed = job
+    _, summary = simulate(gait, NOMINAL[gait], 20.0, seed=seed, log_hz=50.0)
+    return job, summary
+
+
 @pytest.fixture(scope="module")
 def runs() -> dict:
+    gait_jobs = [(g, s) for g in NOMINAL for s in range(5)]
     with ProcessPoolExecutor(max_workers=2) as pool:
         ramps = {job: rest for job, *rest in pool.map(_ramp, [RAMP_UP, RAMP_DOWN])}
         turns = {seed: rest for seed, *rest in pool.map(_turn, TURN_SEEDS)}
-    return {"ramps": ramps, "turns": turns}
+        gaits = dict(pool.map(_gait, gait_jobs))
+    return {"ramps": ramps, "turns": turns, "gaits": gaits}
+
+
+@pytest.mark.parametrize("gait", sorted(NOMINAL))
+def test_gait_at_its_nominal_speed_keeps_its_footfalls(runs: dict, gait: str) -> None:
+    planned = GaitParams.load(gait).graph().phase_offsets()
+    for seed in range(5):
+        s = runs["gaits"][(gait, seed)]
+        assert not s["fell"], f"{gait} seed {seed} fell at {s['fall_time_s']} s"
+        assert abs(s["mean_speed_mps"] - NOMINAL[gait]) <= 0.15 * NOMINAL[gait], (seed, s)
+        for foot, phase in planned.items():
+            measured = s["phase_offset"][foot]
+            assert measured is not None, (seed, s["phase_offset"])
+            assert abs((measured - phase + 0.5) % 1.0 - 0.5) < 0.12, (seed, foot, s)
 
 
 @pytest.mark.parametrize(("job", "order"), [(RAMP_UP, ["walk", "trot"]),
