@@ -19,6 +19,9 @@ from optimize.errors import OptimizeError
 HIDDEN_OBJECTIVES = ("sim", "sphere")
 
 
+VIDEO_S = 10.0  # [s] length of the video of the best gait
+
+
 def add_parser(subparsers: Any) -> None:
     """Register the ``optimize`` subcommand."""
     p = subparsers.add_parser(
@@ -53,6 +56,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--pushes", action="store_true", help="random pushes during evaluation")
     p.add_argument("--ipop", type=int, default=0, help="IPOP restarts (default 0)")
     p.add_argument("--timeout", type=float, default=300.0, help="per evaluation [s] (300)")
+    p.add_argument("--video", action="store_true",
+                   help=f"record the best gait ({VIDEO_S:g} s at the middle of its speed band) "
+                        "as best_<gait>.mp4 in --out")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--objective", choices=HIDDEN_OBJECTIVES, default="sim", help=argparse.SUPPRESS)
     p.add_argument("--dim", type=int, default=6, help=argparse.SUPPRESS)
@@ -102,6 +108,12 @@ def _problem(args: argparse.Namespace):  # noqa: ANN202
             "reference": str(args.reference) if args.reference else "",
             "run_dir": str(args.out),
         })  # fmt: skip
+        if args.video and not result.interrupted:
+            from controller.simulate import simulate
+
+            video = path.with_suffix(".mp4")
+            simulate(best, sum(best.speed_band_mps) / 2, VIDEO_S, seed=args.seed, record=video)
+            print(f"video of the best gait: {video}")
         return path
 
     return fn, {"gait": args.gait, "dim": len(names), "free_names": names,

@@ -112,3 +112,22 @@ def test_reference_text_output_and_bad_file(tmp_path: Path, capsys) -> None:
     bad = _parse(["reference", str(tmp_path / "missing.txt")])
     with pytest.raises(ReferenceFormatError, match="missing.txt"):
         bad.func(bad)
+
+
+@pytest.mark.slow
+def test_real_gait_run_writes_the_best_gait_and_its_video(tmp_path: Path, capsys) -> None:
+    import imageio.v2 as imageio
+
+    from gaits.params import GaitParams
+
+    out = tmp_path / "run"
+    a = _parse(["optimize", "--gait", "trot", "--free", "period_s,swing_height_m", "--popsize", "2",
+                "--evals", "2", "--executor", "serial", "--out", str(out), "--quiet",
+                "--video"])  # fmt: skip
+    assert a.func(a) == 0
+    best = GaitParams.load(out / "best_trot.toml")
+    assert best.provenance["source"] == "optimizer" and best.provenance["evaluations"] == 2
+    with imageio.get_reader(out / "best_trot.mp4") as video:
+        frames = sum(1 for _ in video)
+    assert frames >= 0.95 * optimize_cmd.VIDEO_S * 30
+    assert "video of the best gait" in capsys.readouterr().out
