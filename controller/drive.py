@@ -40,7 +40,8 @@ class Driver:
         c.command.turn_rate_rps = math.radians(rate)
         if self.schedule is not None and not abs(c.speed_now - self._blend_speed) < REBLEND_MPS:
             blend = self.schedule.at(c.speed_now)
-            c.set_params(blend.params)
+            if blend.params is not c.params:  # inside a band the preset stays as it is
+                c.set_params(blend.params)
             self.gait_index = blend.index
             self._blend_speed = c.speed_now
         return c.step(state)
@@ -53,7 +54,8 @@ class Driver:
 
     def log_fields(self, state: DogState) -> dict[str, float]:
         out = self.controller.log_fields(state)
-        out["gait_index"] = float(self.gait_index)
+        if self.schedule is not None:
+            out["gait_index"] = float(self.gait_index)
         return out
 
 

@@ -93,8 +93,8 @@ def run_episode(
 
     The controller runs at `control_hz`; between its steps the joint servo of its
     ServoCommand runs at every physics step of the world; `caption(state)` labels video
-    frames. Stops early when the dog falls or
-    the simulation becomes unstable; never raises for that. `progress(fraction_done)` is
+    frames. Stops early when the dog falls or the simulation becomes unstable; never raises
+    for that. `progress(fraction_done)` is
     called about 100 times.
     """
     substeps = max(int(round(1.0 / (control_hz * world.dt))), 1)
@@ -145,13 +145,10 @@ def summarize(result: RunResult, *, gait: str, speed_cmd: float, duration_s: flo
               heading_cmd_rad: float = 0.0) -> dict:  # fmt: skip
     """The run-summary contract of DESIGN.md (forward = +x of the start frame)."""
     log = result.log
-    t, pos, vel = log["t"], log["base_pos"], log["base_vel"]
+    t, pos = log["t"], log["base_pos"]
     simulated = float(t[-1]) if len(t) else 0.0
     half = t >= 0.5 * simulated if len(t) else np.zeros(0, dtype=bool)
-    # speed along the commanded heading (+x of the start frame for a dog sent straight)
-    cmd = log["heading_cmd"][half] if "heading_cmd" in log else np.zeros(np.count_nonzero(half))
-    along = vel[half, 0] * np.cos(cmd) + vel[half, 1] * np.sin(cmd)
-    mean_speed = float(np.mean(along)) if np.any(half) else 0.0
+    mean_speed = float(np.mean(forward_speed(log)[half])) if np.any(half) else 0.0
     heading = np.array([yaw_of(q) for q in log["base_quat"][half]]) if np.any(half) else []
     if "heading_cmd" in log and len(heading):
         heading_cmd_rad = log["heading_cmd"][half]  # a turning dog follows a moving heading
@@ -179,6 +176,16 @@ def summarize(result: RunResult, *, gait: str, speed_cmd: float, duration_s: flo
         "turn_radius_m": turn_radius(pos[half, :2], heading) if len(heading) else None,
         "realtime_factor": round(simulated / result.wall_time_s, 3) if result.wall_time_s else None,
     }
+
+
+def forward_speed(log: dict) -> np.ndarray:
+    """Pelvis speed [m/s] along the commanded heading per log sample (+x of the start frame
+    for a dog sent straight, or a log without a heading command)."""
+    vel = log["base_vel"]
+    if "heading_cmd" not in log:
+        return vel[:, 0]
+    cmd = log["heading_cmd"]
+    return vel[:, 0] * np.cos(cmd) + vel[:, 1] * np.sin(cmd)
 
 
 def turn_radius(xy: np.ndarray, heading: np.ndarray, min_turn_rad: float = 0.35

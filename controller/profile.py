@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
-
-import numpy as np
 
 from controller.errors import SimError
 
@@ -55,11 +54,14 @@ class Profile:
         return cls(tuple(times), tuple(values))
 
     def __call__(self, t: float) -> float:
-        return float(np.interp(t, self.times, self.values))
+        k = bisect.bisect_right(self.times, t)
+        if k == 0 or k == len(self.times):
+            return self.values[max(k - 1, 0)]
+        return self.values[k - 1] + self.slope(t) * (t - self.times[k - 1])
 
     def slope(self, t: float) -> float:
         """d value / dt at `t` (the slope of the segment `t` lies in; 0 outside the knots)."""
-        k = int(np.searchsorted(self.times, t, side="right"))
+        k = bisect.bisect_right(self.times, t)
         if k == 0 or k == len(self.times):
             return 0.0
         return (self.values[k] - self.values[k - 1]) / (self.times[k] - self.times[k - 1])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import imageio.v2 as imageio
@@ -48,13 +49,20 @@ class VideoRecorder:
         self._writer.close()
 
 
+@functools.cache
+def _caption_font():  # noqa: ANN202 - a PIL font
+    from PIL import ImageFont
+
+    return ImageFont.load_default(size=22)
+
+
 def _write_text(img: np.ndarray, text: str) -> np.ndarray:
     """`img` with `text` in dark letters on a light box in its top-left corner."""
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageDraw
 
     picture = Image.fromarray(img)
     draw = ImageDraw.Draw(picture)
-    font = ImageFont.load_default(size=22)
+    font = _caption_font()
     left, top, right, bottom = draw.textbbox((12, 10), text, font=font)
     draw.rectangle((left - 6, top - 4, right + 6, bottom + 4), fill=(245, 245, 240))
     draw.text((12, 10), text, fill=(20, 20, 20), font=font)

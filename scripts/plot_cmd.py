@@ -66,9 +66,9 @@ def run(args: argparse.Namespace) -> int:
         ax.set_title("Footfall (Hildebrand) diagram: stance of each foot", pad=14)
         _shade_gaits(ax, log, start)
     elif args.kind == "speed":
-        heading = log["heading_cmd"] if "heading_cmd" in log else np.zeros(len(t))
-        along = log["base_vel"][:, 0] * np.cos(heading) + log["base_vel"][:, 1] * np.sin(heading)
-        ax.plot(t, along, label="forward speed (pelvis)")
+        from controller.episode import forward_speed
+
+        ax.plot(t, forward_speed(log), label="forward speed (pelvis)")
         if "speed_cmd" in log:
             ax.plot(t, log["speed_cmd"], "--", label="commanded")
         ax.set_ylabel("speed [m/s]")

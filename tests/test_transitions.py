@@ -11,6 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pytest
 
+from controller.episode import forward_speed
 from controller.kinematics import yaw_of
 from controller.profile import Profile
 from controller.simulate import simulate
@@ -27,11 +28,8 @@ def _ramp(job: tuple) -> tuple:
     gait, profile, duration = job
     speed = Profile.parse(profile)
     result, summary = simulate(gait, speed, duration, seed=0, log_hz=50.0)
-    t, log = result.log["t"], result.log
-    after = t >= speed.times[-1]
-    along = (log["base_vel"][after, 0] * np.cos(log["heading_cmd"][after])
-             + log["base_vel"][after, 1] * np.sin(log["heading_cmd"][after]))  # fmt: skip
-    return job, summary, float(np.mean(along)), speed(duration)
+    after = result.log["t"] >= speed.times[-1]
+    return job, summary, float(np.mean(forward_speed(result.log)[after])), speed(duration)
 
 
 def _turn(seed: int) -> tuple:
