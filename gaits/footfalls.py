@@ -92,3 +92,57 @@ def _drop_short_runs(mask: np.ndarray, t: np.ndarray, min_len_s: float) -> np.nd
             if stop - start < min_len:
                 col[start:stop] = False
     return out
+
+
+def beats(offsets: dict[str, float], together: float = 0.08) -> list[list[str]]:
+    """The touchdowns of one stride as beats, in order: feet whose phase offsets [0, 1) lie
+    within `together` of each other (around the circle) share a beat. The stride starts
+    after its longest pause, so a gallop reads from its first hind foot."""
+    feet = sorted(offsets, key=offsets.get)
+    phases = [offsets[f] for f in feet]
+    gaps = [(phases[(k + 1) % 4] - phases[k]) % 1.0 for k in range(4)]
+    start = (int(np.argmax(gaps)) + 1) % 4
+    feet, phases = feet[start:] + feet[:start], phases[start:] + phases[:start]
+    out = [[feet[0]]]
+    for k in range(1, 4):
+        if (phases[k] - phases[k - 1]) % 1.0 < together:
+            out[-1].append(feet[k])
+        else:
+            out.append([feet[k]])
+    return out
+
+
+def footfall_pattern(offsets: dict[str, float], together: float = 0.08) -> str:
+    """Name the footfall order of phase offsets: "trot" (diagonal pairs), "pace" (lateral
+    pairs), "bound" (fore pair, hind pair), "lateral-walk" / "diagonal-walk" (four beats,
+    a hind foot followed by the fore foot of its own / the other side), "canter" (one hind,
+    the other hind with its diagonal fore, the last fore), "transverse-gallop" /
+    "rotary-gallop" (both hinds, then both fores; lead fore on the side of the lead hind /
+    the other side), or "other"."""
+    seq = beats(offsets, together)
+    sizes = [len(b) for b in seq]
+    side = {f: f[0] for f in FEET}
+    if sizes == [2, 2]:
+        a = set(seq[0])
+        if a in ({"LF", "RH"}, {"RF", "LH"}):
+            return "trot"
+        if a in ({"LF", "LH"}, {"RF", "RH"}):
+            return "pace"
+        return "bound"
+    if sizes == [1, 2, 1]:
+        first, pair, last = seq[0][0], set(seq[1]), seq[2][0]
+        other_hind = "RH" if first == "LH" else "LH"
+        diagonal_fore = "LF" if other_hind == "RH" else "RF"
+        if first.endswith("H") and pair == {other_hind, diagonal_fore} and last.endswith("F"):
+            return "canter"
+        return "other"
+    if sizes == [1, 1, 1, 1]:
+        order = [b[0] for b in seq]
+        kinds = "".join(f[1] for f in order)
+        if kinds == "HHFF":  # lead = the second foot of each pair
+            return "transverse-gallop" if side[order[1]] == side[order[3]] else "rotary-gallop"
+        if kinds in ("HFHF", "FHFH"):
+            hind = order.index(next(f for f in order if f.endswith("H")))
+            fore_after = order[(hind + 1) % 4]
+            return "lateral-walk" if side[fore_after] == side[order[hind]] else "diagonal-walk"
+    return "other"

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from gaits.errors import GaitError
+from gaits.footfalls import footfall_pattern
 from gaits.graph import GaitGraph
 from gaits.params import SCHEMA, GaitParams, preset_names
 
@@ -36,6 +37,36 @@ def test_pace_moves_lateral_pairs() -> None:
     pace = GaitParams.load("pace").graph().phase_offsets()
     assert min(pace["LF"], 1 - pace["LF"]) < 0.1  # LF with LH
     assert abs(pace["RF"] - pace["RH"]) < 0.1 and abs(pace["RH"] - 0.5) < 0.05
+
+
+PATTERN_OF_PRESET = {"walk": "lateral-walk", "trot": "trot", "pace": "pace", "canter": "canter",
+                     "transverse-gallop": "transverse-gallop", "rotary-gallop": "rotary-gallop"}
+
+
+@pytest.mark.parametrize(("offsets", "pattern"), [
+    ({"LF": 0.5, "RF": 0.0, "LH": 0.0, "RH": 0.5}, "trot"),
+    ({"LF": 0.02, "RF": 0.5, "LH": 0.0, "RH": 0.52}, "pace"),
+    ({"LF": 0.5, "RF": 0.5, "LH": 0.0, "RH": 0.02}, "bound"),
+    ({"LF": 0.25, "RF": 0.75, "LH": 0.0, "RH": 0.5}, "lateral-walk"),
+    ({"LF": 0.75, "RF": 0.25, "LH": 0.0, "RH": 0.5}, "diagonal-walk"),
+    ({"LF": 0.3, "RF": 0.5, "LH": 0.0, "RH": 0.32}, "canter"),  # right lead
+    ({"LF": 0.3, "RF": 0.5, "LH": 0.32, "RH": 0.0}, "other"),  # hind pairs with its own side
+    ({"LF": 0.45, "RF": 0.3, "LH": 0.0, "RH": 0.85}, "transverse-gallop"),  # both leads left
+    ({"LF": 0.3, "RF": 0.45, "LH": 0.0, "RH": 0.85}, "rotary-gallop"),  # hind left, fore right
+])  # fmt: skip
+def test_footfall_pattern_names_the_order_of_touchdowns(offsets: dict, pattern: str) -> None:
+    assert footfall_pattern(offsets) == pattern
+    shifted = {f: (x + 0.37) % 1.0 for f, x in offsets.items()}  # any reference foot
+    assert footfall_pattern(shifted) == pattern
+
+
+def test_every_preset_has_the_footfall_order_of_its_name() -> None:
+    assert set(preset_names()) <= set(PATTERN_OF_PRESET)
+    for name in preset_names():
+        graph = GaitParams.load(name).graph()
+        assert footfall_pattern(graph.phase_offsets()) == PATTERN_OF_PRESET[name], name
+        if name in ("canter", "transverse-gallop", "rotary-gallop"):
+            assert not GaitParams.load(name).symmetric, name
 
 
 def test_preset_duty_factors_are_in_the_range_of_the_real_dog(mocap_dir) -> None:
