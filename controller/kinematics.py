@@ -12,10 +12,25 @@ import numpy as np
 
 from models import Link, Skeleton
 
+SMALL_BATCH = 8  # up to this many quaternions, float math beats numpy's per-call overhead
+
+
+def quat_rows(x: float, y: float, z: float, w: float) -> list[list[float]]:
+    """The rotation matrix of one unit quaternion (xyzw) as rows of floats."""
+    return [
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ]  # fmt: skip
+
 
 def quat_to_matrix(quat_xyzw: np.ndarray) -> np.ndarray:
     """Rotation matrices (..., 3, 3) of unit quaternions (..., 4) in xyzw order."""
     q = np.asarray(quat_xyzw, dtype=float)
+    if q.ndim == 1:
+        return np.array(quat_rows(*q.tolist()))
+    if q.ndim == 2 and 0 < len(q) <= SMALL_BATCH:
+        return np.array([quat_rows(*v) for v in q.tolist()])
     x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     R = np.empty(q.shape[:-1] + (3, 3))
     R[..., 0, 0] = 1 - 2 * (y * y + z * z)
