@@ -102,11 +102,11 @@ class LegKinematics:
         """Joint positions (4, 5, 3): hip, knee, hock, toe joint, foot centre [m, leg frame];
         and the world-from-segment rotations (4, 4, 3, 3) of thigh, shank, cannon, toe."""
         a = np.asarray(angles, dtype=float)
-        r_thigh = rot_x(a[:, 0]) @ rot_y(a[:, 1])
-        r_shank = r_thigh @ rot_y(a[:, 2])
-        r_cannon = r_shank @ rot_y(a[:, 3])
-        r_toe = r_cannon @ rot_y(a[:, 4])
-        rots = np.stack([r_thigh, r_shank, r_cannon, r_toe], axis=1)
+        pitch = rot_y(a[:, 1:].T)  # (joint, leg, 3, 3): all four pitch joints in one call
+        rots = np.empty((4, 4, 3, 3))
+        rots[:, 0] = r = rot_x(a[:, 0]) @ pitch[0]
+        for s in range(1, 4):  # thigh, shank, cannon, toe
+            rots[:, s] = r = r @ pitch[s]
         steps = np.einsum("lsij,lsj->lsi", rots, self._down)
         pos = np.empty((4, 5, 3))
         pos[:, 0] = self.hip

@@ -322,7 +322,8 @@ class Controller:
         # hip axes in the world: roll about the frame's x, pitch about y after the roll
         roll_axis = R_leg[:, :, 0]
         pitch_axis = (R_leg @ rot_x(q_leg[:, 0]))[:, :, 1]
-        axes = np.stack([roll_axis, pitch_axis], axis=1)
+        axes = np.empty((4, 2, 3))
+        axes[:, 0], axes[:, 1] = roll_axis, pitch_axis
         hips = self.leg_idx[:, :2]
         swing_hip_tau = (tau[hips] + servo_now[hips]) * (~support)[:, None]
         for f, legs_f in ((FRONT, slice(0, 2)), (BACK, slice(2, 4))):

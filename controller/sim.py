@@ -224,10 +224,9 @@ class World:
         base_pos, base_quat = c.getBasePositionAndOrientation(dog)
         base_vel, base_angvel = c.getBaseVelocity(dog)
         ls = c.getLinkStates(dog, self._tracked_ids, computeLinkVelocity=1)
-        link_pos = np.array([s[4] for s in ls])
+        motion = np.array([s[4] + s[6] + s[7] for s in ls])  # position, velocity, angular
+        link_pos, link_vel, link_angvel = motion[:, :3], motion[:, 3:6], motion[:, 6:]
         link_quat = np.array([s[5] for s in ls])
-        link_vel = np.array([s[6] for s in ls])
-        link_angvel = np.array([s[7] for s in ls])
         foot_contact = np.zeros(4, dtype=bool)
         torso_contact = False
         for cp in c.getContactPoints(bodyA=dog):
@@ -306,9 +305,9 @@ class World:
         """"ok", "fell" (torso or head on the ground, or the base too low) or "unstable"."""
         if (
             self._nonfinite_torque
-            or not (np.all(np.isfinite(state.q)) and np.all(np.isfinite(state.base_pos)))
+            or not (np.isfinite(state.q).all() and np.isfinite(state.base_pos).all())
             or np.linalg.norm(state.base_vel) > MAX_BASE_SPEED
-            or np.max(np.abs(state.qd)) > MAX_JOINT_SPEED
+            or np.abs(state.qd).max() > MAX_JOINT_SPEED
         ):
             return "unstable"
         base_height = state.base_pos[2] - self._ground_height_under(*state.base_pos[:2])

@@ -43,7 +43,7 @@ def _bend_sign(bend: object) -> np.ndarray:
 
 def _planar(l1: float, l2: float, d: np.ndarray, sgn: np.ndarray, rmin: float, rmax: float):
     """Joint angles for a target at distance ``d`` on the +x axis. Returns (a1, theta2, dc)."""
-    dc = np.clip(d, rmin, rmax)
+    dc = np.asarray(d).clip(rmin, rmax)
     full = l1 + l2
     # tan^2(theta2 / 2) = ((L - d)(L + d)) / ((d - m)(d + m)): accurate at both ends.
     num = np.sqrt(np.maximum((full - dc) * (full + dc), 0.0))
