@@ -12,6 +12,7 @@ import numpy as np
 
 from models import Link, Skeleton
 
+PIVOT_OF_JOINT = np.array([0, 0, 1, 2, 3])  # the leg joint position each joint turns about
 SMALL_BATCH = 8  # up to this many quaternions, float math beats numpy's per-call overhead
 
 
@@ -123,15 +124,16 @@ class LegKinematics:
         axes[:, 2:] = axes[:, 1:2]  # below the roll the leg moves in one plane
         return axes
 
-    def foot_jacobian(self, angles: np.ndarray, fk: tuple[np.ndarray, np.ndarray] | None = None
-                      ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    def foot_jacobian(self, angles: np.ndarray, fk: tuple[np.ndarray, np.ndarray] | None = None,
+                      axes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
         """Foot positions (4, 3) and Jacobians d foot / d angles (4, 3, 5), leg frame.
-        Pass `fk` = forward(angles) when it is already at hand."""
+        Pass `fk` = forward(angles) and `axes` = joint_axes(angles) when already at hand."""
         a = np.asarray(angles, dtype=float)
         pos, _ = self.forward(a) if fk is None else fk
-        pivots = pos[:, [0, 0, 1, 2, 3]]
+        pivots = pos[:, PIVOT_OF_JOINT]
         foot = pos[:, 4]
-        jac = cross(self.joint_axes(a), foot[:, None, :] - pivots).transpose(0, 2, 1)
+        axes = self.joint_axes(a) if axes is None else axes
+        jac = cross(axes, foot[:, None, :] - pivots).transpose(0, 2, 1)
         return foot, jac
 
 

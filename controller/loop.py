@@ -97,7 +97,8 @@ class Controller:
         self.seg_mass = np.array([[mass[n] for n in skeleton.legs[leg].links] for leg in LEGS])
         self._seg_weight = self.seg_mass * GRAVITY
         # weight below each leg joint (distal sums)
-        self._weight_below = np.cumsum(self._seg_weight[:, ::-1], axis=1)[:, ::-1][:, SEG_OF_JOINT]
+        below = np.cumsum(self._seg_weight[:, ::-1], axis=1)[:, ::-1][:, SEG_OF_JOINT]
+        self._weight_below = below[:, :, None]
         self.foot_radius = skeleton.spec.foot_radius
         self.command = Command()
         self.set_params(params)
@@ -186,7 +187,8 @@ class Controller:
         p_leg = frame_pos[FRAME_OF_LEG]
         q_leg = state.q[self.leg_idx]
         fk = self.legs.forward(q_leg)
-        _, jac_local = self.legs.foot_jacobian(q_leg, fk)
+        axes_local = self.legs.joint_axes(q_leg)
+        _, jac_local = self.legs.foot_jacobian(q_leg, fk, axes_local)
         jac = np.einsum("kij,kjn->kin", R_leg, jac_local)
         hip_world = p_leg + np.einsum("kij,kj->ki", R_leg, self.legs.hip)
         foot = state.foot_pos
@@ -316,8 +318,10 @@ class Controller:
             leg_force[legs_f] = forces
             frame_torque[f] = (p["kp_orient_Nm_per_rad"] * rotation_error(R_desired, frame_R[f])
                                - p["kd_orient_Nms_per_rad"] * frame_w[f])  # fmt: skip
-        # the stance feet push on the ground with -F: tau = J^T (-F)
-        tau[self.leg_idx] += jt_force(jac, -leg_force) * support[:, None]
+        # the stance feet push on the ground with -F: tau = J^T (-F); the legs' feed-forward
+        # torques add up in their own (4, 5) array, written into tau at the end
+        tau_leg = np.zeros((4, 5))
+        tau_leg += jt_force(jac, -leg_force) * support[:, None]
 
         # hip axes in the world: roll about the frame's x, pitch about y after the roll
         roll_axis = R_leg[:, :, 0]
@@ -325,16 +329,17 @@ class Controller:
         axes = np.empty((4, 2, 3))
         axes[:, 0], axes[:, 1] = roll_axis, pitch_axis
         hips = self.leg_idx[:, :2]
-        swing_hip_tau = (tau[hips] + servo_now[hips]) * (~support)[:, None]
+        swing_hip_tau = (tau_leg[:, :2] + servo_now[hips]) * (~support)[:, None]
         for f, legs_f in ((FRONT, slice(0, 2)), (BACK, slice(2, 4))):
             # what the swing hips already do to the frame (a joint acts on its parent with -tau)
             from_swing = -np.einsum("ka,kaj->j", swing_hip_tau[legs_f], axes[legs_f])
             needed = frame_torque[f] - from_swing
             share = share_frame_torque(needed, axes[legs_f], support[legs_f])
-            tau[self.leg_idx[legs_f, :2]] += share
+            tau_leg[legs_f, :2] += share
 
         # -------- gravity compensation of the swing legs (base: their leg frame)
-        tau[self.leg_idx] += self._swing_gravity(q_leg, fk[0], R_leg) * (~stance)[:, None]
+        tau_leg += self._swing_gravity(q_leg, fk[0], R_leg, axes_local) * (~stance)[:, None]
+        tau[self.leg_idx] = tau_leg  # the legs hold no other feed-forward torque
 
         self.phase = (self.phase + dt / period) % 1.0
         self.t += dt
@@ -365,19 +370,22 @@ class Controller:
         # legs whose swing is under way at phase 0 stay down until it is over
         self._hold = self.graph.swing_progress(self.phase) >= 0.0
 
-    def _swing_gravity(self, q_leg: np.ndarray, pos: np.ndarray, R_leg: np.ndarray
-                       ) -> np.ndarray:  # fmt: skip
+    def _swing_gravity(self, q_leg: np.ndarray, pos: np.ndarray, R_leg: np.ndarray,
+                       axes_local: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
         """Joint torques (4, 5) holding each leg's segments up: sum_s J_s^T (m_s g z), with
-        each segment's mass at its midpoint. pos: forward-kinematics joint positions."""
+        each segment's mass at its midpoint. pos: forward-kinematics joint positions;
+        axes_local: the legs' joint_axes(q_leg) when already at hand."""
         pos_w = np.einsum("kij,ksj->ksi", R_leg, pos)
         com = 0.5 * (pos_w[:, :4] + pos_w[:, 1:])  # (4 legs, 4 segments)
         # weight and first moment of everything below each joint (distal sums)
         below_mc = np.cumsum((self._seg_weight[:, :, None] * com)[:, ::-1], axis=1)[:, ::-1]
         m_j = self._weight_below
         mc_j = below_mc[:, SEG_OF_JOINT]
-        axes = np.einsum("kij,ksj->ksi", R_leg, self.legs.joint_axes(q_leg))
+        if axes_local is None:
+            axes_local = self.legs.joint_axes(q_leg)
+        axes = np.einsum("kij,ksj->ksi", R_leg, axes_local)
         pivots = pos_w[:, SEG_OF_JOINT]
-        r = mc_j - m_j[:, :, None] * pivots  # sum m (c - p)
+        r = mc_j - m_j * pivots  # sum m (c - p)
         # torque about each axis from upward forces: (a x r) . z
         return axes[:, :, 0] * r[:, :, 1] - axes[:, :, 1] * r[:, :, 0]
 
