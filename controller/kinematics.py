@@ -12,10 +12,26 @@ import numpy as np
 
 from models import Link, Skeleton
 
+PIVOT_OF_JOINT = np.array([0, 0, 1, 2, 3])  # the leg joint position each joint turns about
+SMALL_BATCH = 8  # up to this many quaternions, float math beats numpy's per-call overhead
+
+
+def quat_rows(x: float, y: float, z: float, w: float) -> list[list[float]]:
+    """The rotation matrix of one unit quaternion (xyzw) as rows of floats."""
+    return [
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ]  # fmt: skip
+
 
 def quat_to_matrix(quat_xyzw: np.ndarray) -> np.ndarray:
     """Rotation matrices (..., 3, 3) of unit quaternions (..., 4) in xyzw order."""
     q = np.asarray(quat_xyzw, dtype=float)
+    if q.ndim == 1:
+        return np.array(quat_rows(*q.tolist()))
+    if q.ndim == 2 and 0 < len(q) <= SMALL_BATCH:
+        return np.array([quat_rows(*v) for v in q.tolist()])
     x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     R = np.empty(q.shape[:-1] + (3, 3))
     R[..., 0, 0] = 1 - 2 * (y * y + z * z)
@@ -87,11 +103,11 @@ class LegKinematics:
         """Joint positions (4, 5, 3): hip, knee, hock, toe joint, foot centre [m, leg frame];
         and the world-from-segment rotations (4, 4, 3, 3) of thigh, shank, cannon, toe."""
         a = np.asarray(angles, dtype=float)
-        r_thigh = rot_x(a[:, 0]) @ rot_y(a[:, 1])
-        r_shank = r_thigh @ rot_y(a[:, 2])
-        r_cannon = r_shank @ rot_y(a[:, 3])
-        r_toe = r_cannon @ rot_y(a[:, 4])
-        rots = np.stack([r_thigh, r_shank, r_cannon, r_toe], axis=1)
+        pitch = rot_y(a[:, 1:].T)  # (joint, leg, 3, 3): all four pitch joints in one call
+        rots = np.empty((4, 4, 3, 3))
+        rots[:, 0] = r = rot_x(a[:, 0]) @ pitch[0]
+        for s in range(1, 4):  # thigh, shank, cannon, toe
+            rots[:, s] = r = r @ pitch[s]
         steps = np.einsum("lsij,lsj->lsi", rots, self._down)
         pos = np.empty((4, 5, 3))
         pos[:, 0] = self.hip
@@ -108,15 +124,16 @@ class LegKinematics:
         axes[:, 2:] = axes[:, 1:2]  # below the roll the leg moves in one plane
         return axes
 
-    def foot_jacobian(self, angles: np.ndarray, fk: tuple[np.ndarray, np.ndarray] | None = None
-                      ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    def foot_jacobian(self, angles: np.ndarray, fk: tuple[np.ndarray, np.ndarray] | None = None,
+                      axes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
         """Foot positions (4, 3) and Jacobians d foot / d angles (4, 3, 5), leg frame.
-        Pass `fk` = forward(angles) when it is already at hand."""
+        Pass `fk` = forward(angles) and `axes` = joint_axes(angles) when already at hand."""
         a = np.asarray(angles, dtype=float)
         pos, _ = self.forward(a) if fk is None else fk
-        pivots = pos[:, [0, 0, 1, 2, 3]]
+        pivots = pos[:, PIVOT_OF_JOINT]
         foot = pos[:, 4]
-        jac = cross(self.joint_axes(a), foot[:, None, :] - pivots).transpose(0, 2, 1)
+        axes = self.joint_axes(a) if axes is None else axes
+        jac = cross(axes, foot[:, None, :] - pivots).transpose(0, 2, 1)
         return foot, jac
 
 

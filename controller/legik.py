@@ -8,6 +8,8 @@ import numpy as np
 
 from ik.two_link import solve_2d_unchecked
 
+PAIR_FIRST = [0, 0, 2, 2]  # the legs whose lengths each pair (fore, hind) uses
+
 
 def leg_ik(
     foot_target: np.ndarray,
@@ -27,19 +29,19 @@ def leg_ik(
     """
     d = foot_target - hip
     roll = np.arctan2(d[:, 1], -d[:, 2])
-    down = np.hypot(d[:, 1], d[:, 2])  # distance below the hip in the rolled leg plane
-    # in-plane coordinates: u1 along "down", u2 along "back" (a segment at pitch theta
-    # points along (cos theta, sin theta))
-    u = np.stack([down, -d[:, 0]], axis=1)
-    u -= lengths[:, 2:3] * np.stack([np.cos(cannon_pitch), np.sin(cannon_pitch)], axis=1)
-    u -= lengths[:, 3:4] * np.stack([np.cos(toe_pitch), np.sin(toe_pitch)], axis=1)
+    # in-plane coordinates: u1 along "down" (the distance below the hip in the rolled leg
+    # plane), u2 along "back" (a segment at pitch theta points along (cos theta, sin theta))
+    u = np.empty((4, 2))
+    u[:, 0] = (np.hypot(d[:, 1], d[:, 2]) - lengths[:, 2] * np.cos(cannon_pitch)
+               - lengths[:, 3] * np.cos(toe_pitch))  # fmt: skip
+    u[:, 1] = -d[:, 0] - lengths[:, 2] * np.sin(cannon_pitch) - lengths[:, 3] * np.sin(toe_pitch)
+    # fore and hind legs have their own lengths: one batched solve with each pair's first
+    l1, l2 = lengths[PAIR_FIRST, 0], lengths[PAIR_FIRST, 1]
+    theta1, theta2, _ = solve_2d_unchecked(l1, l2, u, bend, max_reach)
     angles = np.empty((4, 5))
     angles[:, 0] = roll
-    for pair in (slice(0, 2), slice(2, 4)):  # fore and hind legs have their own lengths
-        l1, l2 = lengths[pair.start, 0], lengths[pair.start, 1]
-        theta1, theta2, _ = solve_2d_unchecked(l1, l2, u[pair], bend[pair], max_reach)
-        angles[pair, 1] = theta1
-        angles[pair, 2] = theta2
-    angles[:, 3] = cannon_pitch - angles[:, 1] - angles[:, 2]
+    angles[:, 1] = theta1
+    angles[:, 2] = theta2
+    angles[:, 3] = cannon_pitch - theta1 - theta2
     angles[:, 4] = toe_pitch - cannon_pitch
     return angles

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from controller.kinematics import quat_to_matrix, rot_x, static_gravity_torques
+from controller.kinematics import quat_rows, rot_x, static_gravity_torques
 from controller.legframe import frame_force, share_frame_torque, yaw_forces
 from controller.legik import leg_ik
 from controller.pd import ServoCommand, gain_arrays
@@ -22,9 +22,9 @@ from controller.sim import TRACKED_LINKS
 from controller.spine import quat_from_pitch_yaw, split_spine
 from controller.stand import GRAVITY, leg_kinematics
 from controller.state import DogState
-from controller.swing import foot_angles, foot_placement, swing_path
+from controller.swing import blend_foot_angles, foot_angle_ramps, foot_placement, swing_path
 from controller.virtual_force import jt_force, rotation_error
-from gaits.params import GaitParams
+from gaits.params import SCHEMA, GaitParams
 from models import FORE, HIND, LEGS, Skeleton
 
 FRONT, BACK = 0, 1
@@ -40,6 +40,7 @@ MAX_TARGET_RATE = 30.0  # [rad/s] cap on the target joint rates fed to the PD da
 V_INT_TIME_S = 3.0  # [s] integral time of the forward-speed loop
 V_INT_MAX = 0.6  # [m] bound on the integrated speed error (anti-windup)
 MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
+SEG_OF_JOINT = np.array([0, 0, 1, 2, 3])  # the segment below each leg joint (0, 1: the whole leg)
 
 
 @dataclass
@@ -94,6 +95,10 @@ class Controller:
         ])  # fmt: skip
         self.frame_weight *= skeleton.total_mass * GRAVITY / self.frame_weight.sum()
         self.seg_mass = np.array([[mass[n] for n in skeleton.legs[leg].links] for leg in LEGS])
+        self._seg_weight = self.seg_mass * GRAVITY
+        # weight below each leg joint (distal sums)
+        below = np.cumsum(self._seg_weight[:, ::-1], axis=1)[:, ::-1][:, SEG_OF_JOINT]
+        self._weight_below = below[:, :, None]
         self.foot_radius = skeleton.spec.foot_radius
         self.command = Command()
         self.set_params(params)
@@ -125,11 +130,21 @@ class Controller:
             "swing_height_m", "step_offset_x_m", "step_offset_y_m", "stance_cannon_rad",
             "swing_cannon_rad", "toe_off_rad", "foot_strike_rad", "toe_off_lead_s",
             "strike_lead_s")}  # fmt: skip
+        # what the step reads of the params, looked up once per change of params
+        self._scalar = {spec.name: p[spec.name] for spec in SCHEMA if not spec.per_leg}
+        swing_dur = np.asarray(self.graph.swing_duration)
+        period = self.graph.period_s
+        self._t_swing, self._t_stance = swing_dur * period, (1.0 - swing_dur) * period
+        self._offset_heading = np.stack([self._leg["step_offset_x_m"],
+                                         SIDE * self._leg["step_offset_y_m"]])  # fmt: skip
+        self._s_fp = np.array([p["fp_sagittal_s"], p["fp_coronal_s"]])
+        self._kv = np.array([p["kv_sagittal_Ns_per_m"], p["kv_coronal_Ns_per_m"]])
+        self._height_d = (p["height_front_m"], p["height_back_m"])
 
     # ------------------------------------------------------------------ the step
     def step(self, state: DogState) -> ServoCommand:
         """The joint servo command until the next control step."""
-        p, leg, dt = self.params, self._leg, self.dt
+        p, leg, dt = self._scalar, self._leg, self.dt
         graph = self.graph
         if not self._started:
             self._start(state)
@@ -147,7 +162,6 @@ class Controller:
 
         # -------- gait phase and stance/swing
         period = graph.period_s
-        swing_dur = np.asarray(graph.swing_duration)
         swing_p = graph.swing_progress(self.phase)
         stance_p = graph.stance_progress(self.phase)
         in_swing = swing_p >= 0.0
@@ -156,7 +170,7 @@ class Controller:
         self._early = (self._early | (state.foot_contact & (swing_p > EARLY_CONTACT))) & in_swing
         stance = ~in_swing | self._hold | self._early
         lifted = self.stance & ~stance
-        t_swing, t_stance = swing_dur * period, (1.0 - swing_dur) * period
+        t_swing, t_stance = self._t_swing, self._t_stance
         time_to_strike = np.where(in_swing, (1.0 - swing_p) * t_swing, 0.0)
         time_to_liftoff = np.where(in_swing, 0.0, (1.0 - stance_p) * t_stance)
 
@@ -167,12 +181,14 @@ class Controller:
         frames[0, 2], frames[1, 2] = state.link_angvel[CHEST], state.base_angvel
         frame_pos, frame_vel, frame_w = frames[:, 0], frames[:, 1], frames[:, 2]
         self._quats[0], self._quats[1] = state.link_quat[CHEST], state.base_quat
-        frame_R = quat_to_matrix(self._quats)
+        frame_rows = [quat_rows(*quat) for quat in self._quats.tolist()]
+        frame_R = np.array(frame_rows)
         R_leg = frame_R[FRAME_OF_LEG]
         p_leg = frame_pos[FRAME_OF_LEG]
         q_leg = state.q[self.leg_idx]
         fk = self.legs.forward(q_leg)
-        _, jac_local = self.legs.foot_jacobian(q_leg, fk)
+        axes_local = self.legs.joint_axes(q_leg)
+        _, jac_local = self.legs.foot_jacobian(q_leg, fk, axes_local)
         jac = np.einsum("kij,kjn->kin", R_leg, jac_local)
         hip_world = p_leg + np.einsum("kij,kj->ki", R_leg, self.legs.hip)
         foot = state.foot_pos
@@ -191,18 +207,16 @@ class Controller:
 
         pitch_d = p["body_pitch_rad"]
         q_desired = quat_from_pitch_yaw(pitch_d, heading)
-        R_desired = quat_to_matrix(q_desired)
-        frame_pitch = np.array([_pitch_of(R) for R in frame_R])
-        height_d = np.array([p["height_front_m"], p["height_back_m"]])
+        R_desired = np.array(quat_rows(*q_desired.tolist()))
+        frame_pitch = np.array([_pitch_of(R) for R in frame_rows])
 
         # -------- foot targets (world), then leg-frame coordinates
         v_d = H[:2, :2] @ np.array([self.speed_now, 0.0])
-        offset = (H[:2, :2] @ np.stack([leg["step_offset_x_m"],
-                                        SIDE * leg["step_offset_y_m"]])).T  # fmt: skip
-        s_fp = np.array([p["fp_sagittal_s"], p["fp_coronal_s"]])
+        offset = (H[:2, :2] @ self._offset_heading).T
+        s_fp = self._s_fp
         # the paper's feedback (v - v_d) s_fp, sagittal and coronal gains in the heading frame
         v_legframe = frame_vel[FRAME_OF_LEG, :2]
-        v_err_h = np.clip((v_legframe - v_d) @ H[:2, :2], -MAX_FP_ERROR, MAX_FP_ERROR)
+        v_err_h = ((v_legframe - v_d) @ H[:2, :2]).clip(-MAX_FP_ERROR, MAX_FP_ERROR)
         feedback = (v_err_h * s_fp) @ H[:2, :2].T
         landing = foot_placement(hip_world[:, :2], v_legframe, time_to_strike, t_stance, offset,
                                  feedback)  # fmt: skip
@@ -213,12 +227,14 @@ class Controller:
         self.anchor[in_swing] = landing[in_swing]
         # stance feet hold the point where they struck; the leg is posed as if its frame
         # already stood at the desired height and orientation
-        ground_frame = np.array([self.ground[:2].mean(), self.ground[2:].mean()])
+        g = self.ground.tolist()  # each frame's ground: the mean under its two feet
         frame_pos_d = frame_pos.copy()
-        frame_pos_d[:, 2] = ground_frame + height_d
+        frame_pos_d[0, 2] = (g[0] + g[1]) / 2 + self._height_d[0]
+        frame_pos_d[1, 2] = (g[2] + g[3]) / 2 + self._height_d[1]
         reach = np.where(self.support, 0.0, REACH_BELOW_M)
-        stance_target = np.concatenate([self.anchor, (self.ground + self.foot_radius
-                                                      - reach)[:, None]], axis=1)  # fmt: skip
+        stance_target = np.empty((4, 3))
+        stance_target[:, :2] = self.anchor
+        stance_target[:, 2] = self.ground + self.foot_radius - reach
         stance_local = np.einsum("ji,kj->ki", R_desired, stance_target - frame_pos_d[FRAME_OF_LEG])
         # a stance leg may push its frame up but never pull its foot off the ground
         foot_local = np.einsum("kji,kj->ki", R_leg, foot - p_leg)
@@ -229,13 +245,12 @@ class Controller:
             np.einsum("kji,kj->ki", R_leg, swing_target - p_leg),
         )
         plane_pitch = np.where(stance, pitch_d, frame_pitch[FRAME_OF_LEG])
-        cannon = foot_angles(leg["stance_cannon_rad"], leg["swing_cannon_rad"],
-                             leg["stance_cannon_rad"], leg["stance_cannon_rad"], swing_p,
-                             time_to_liftoff, time_to_strike, leg["toe_off_lead_s"],
-                             leg["strike_lead_s"])  # fmt: skip
-        toe = foot_angles(np.zeros(4), leg["swing_cannon_rad"], leg["toe_off_rad"],
-                          leg["foot_strike_rad"], swing_p, time_to_liftoff, time_to_strike,
-                          leg["toe_off_lead_s"], leg["strike_lead_s"])  # fmt: skip
+        ramps = foot_angle_ramps(swing_p, time_to_liftoff, time_to_strike,
+                                 leg["toe_off_lead_s"], leg["strike_lead_s"])  # fmt: skip
+        cannon = blend_foot_angles(ramps, leg["stance_cannon_rad"], leg["swing_cannon_rad"],
+                                   leg["stance_cannon_rad"], leg["stance_cannon_rad"])  # fmt: skip
+        toe = blend_foot_angles(ramps, np.zeros(4), leg["swing_cannon_rad"], leg["toe_off_rad"],
+                                leg["foot_strike_rad"])  # fmt: skip
         q_target = self.skeleton_targets
         q_target[self.leg_idx] = leg_ik(target_local, self.legs.hip, self.legs.lengths,
                                         cannon - plane_pitch, toe - plane_pitch, BEND)  # fmt: skip
@@ -247,7 +262,7 @@ class Controller:
         q_target[self.spine_idx] = spine
         q_target[self.head_pitch_idx] = p["head_pitch_rad"] - frame_pitch[FRONT]
         q_target[self.tail_pitch_idx] = p["tail_pitch_rad"]
-        np.clip(q_target, self.lower, self.upper, out=q_target)
+        q_target.clip(self.lower, self.upper, out=q_target)
 
         # -------- PD on every joint; on the supporting hips it is scaled by stance_hip_pd
         # (0: the paper's torque-only stance hips; the IK targets of a stance leg pose it for
@@ -256,7 +271,7 @@ class Controller:
         # foot in the air keeps its PD and takes no virtual force.
         # target rates from the targets' own motion, so that damping resists only the
         # tracking error of a swinging leg, not the swing itself
-        raw = np.clip((q_target - self._q_target_prev) / dt, -MAX_TARGET_RATE, MAX_TARGET_RATE)
+        raw = ((q_target - self._q_target_prev) / dt).clip(-MAX_TARGET_RATE, MAX_TARGET_RATE)
         self._q_target_prev[:] = q_target
         qd_target = self._qd_target
         qd_target += TARGET_RATE_FILTER * (raw - qd_target)  # low-pass: targets jitter
@@ -271,7 +286,7 @@ class Controller:
         tau[self.hold_idx] += self.hold_tau
 
         # -------- leg-frame virtual forces on the stance legs, and frame torques
-        kv = np.array([p["kv_sagittal_Ns_per_m"], p["kv_coronal_Ns_per_m"]])
+        kv = self._kv
         # slow integral of the body's speed error along the heading: k_v alone leaves a
         # steady shortfall against the legs' losses
         body_v = 0.5 * (frame_vel[FRONT, :2] + frame_vel[BACK, :2]) @ H[:2, 0]
@@ -293,7 +308,7 @@ class Controller:
             height_err = frame_pos_d[f, 2] - frame_pos[f, 2]
             F = frame_force(height_err, frame_vel[f, 2], push, self.frame_weight[f],
                             p["kp_height_N_per_m"], p["kd_height_Ns_per_m"])  # fmt: skip
-            yaw_err = _wrap(heading - _yaw_of(frame_R[f]))
+            yaw_err = _wrap(heading - _yaw_of(frame_rows[f]))
             # damping acts on the yaw rate's error against the commanded turn rate
             yaw_rate_err = turn_rate - frame_w[f, 2]
             yaw_torque = p["kp_yaw_Nm_per_rad"] * yaw_err + p["kd_yaw_Nms_per_rad"] * yaw_rate_err
@@ -303,24 +318,28 @@ class Controller:
             leg_force[legs_f] = forces
             frame_torque[f] = (p["kp_orient_Nm_per_rad"] * rotation_error(R_desired, frame_R[f])
                                - p["kd_orient_Nms_per_rad"] * frame_w[f])  # fmt: skip
-        # the stance feet push on the ground with -F: tau = J^T (-F)
-        tau[self.leg_idx] += jt_force(jac, -leg_force) * support[:, None]
+        # the stance feet push on the ground with -F: tau = J^T (-F); the legs' feed-forward
+        # torques add up in their own (4, 5) array, written into tau at the end
+        tau_leg = np.zeros((4, 5))
+        tau_leg += jt_force(jac, -leg_force) * support[:, None]
 
         # hip axes in the world: roll about the frame's x, pitch about y after the roll
         roll_axis = R_leg[:, :, 0]
         pitch_axis = (R_leg @ rot_x(q_leg[:, 0]))[:, :, 1]
-        axes = np.stack([roll_axis, pitch_axis], axis=1)
+        axes = np.empty((4, 2, 3))
+        axes[:, 0], axes[:, 1] = roll_axis, pitch_axis
         hips = self.leg_idx[:, :2]
-        swing_hip_tau = (tau[hips] + servo_now[hips]) * (~support)[:, None]
+        swing_hip_tau = (tau_leg[:, :2] + servo_now[hips]) * (~support)[:, None]
         for f, legs_f in ((FRONT, slice(0, 2)), (BACK, slice(2, 4))):
             # what the swing hips already do to the frame (a joint acts on its parent with -tau)
             from_swing = -np.einsum("ka,kaj->j", swing_hip_tau[legs_f], axes[legs_f])
             needed = frame_torque[f] - from_swing
             share = share_frame_torque(needed, axes[legs_f], support[legs_f])
-            tau[self.leg_idx[legs_f, :2]] += share
+            tau_leg[legs_f, :2] += share
 
         # -------- gravity compensation of the swing legs (base: their leg frame)
-        tau[self.leg_idx] += self._swing_gravity(q_leg, fk[0], R_leg) * (~stance)[:, None]
+        tau_leg += self._swing_gravity(q_leg, fk[0], R_leg, axes_local) * (~stance)[:, None]
+        tau[self.leg_idx] = tau_leg  # the legs hold no other feed-forward torque
 
         self.phase = (self.phase + dt / period) % 1.0
         self.t += dt
@@ -351,33 +370,34 @@ class Controller:
         # legs whose swing is under way at phase 0 stay down until it is over
         self._hold = self.graph.swing_progress(self.phase) >= 0.0
 
-    def _swing_gravity(self, q_leg: np.ndarray, pos: np.ndarray, R_leg: np.ndarray
-                       ) -> np.ndarray:  # fmt: skip
+    def _swing_gravity(self, q_leg: np.ndarray, pos: np.ndarray, R_leg: np.ndarray,
+                       axes_local: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
         """Joint torques (4, 5) holding each leg's segments up: sum_s J_s^T (m_s g z), with
-        each segment's mass at its midpoint. pos: forward-kinematics joint positions."""
+        each segment's mass at its midpoint. pos: forward-kinematics joint positions;
+        axes_local: the legs' joint_axes(q_leg) when already at hand."""
         pos_w = np.einsum("kij,ksj->ksi", R_leg, pos)
         com = 0.5 * (pos_w[:, :4] + pos_w[:, 1:])  # (4 legs, 4 segments)
-        weight = self.seg_mass * GRAVITY
-        # mass and first moment of everything below each joint (distal sums)
-        below_m = np.cumsum(weight[:, ::-1], axis=1)[:, ::-1]  # below joint s+1 (segment s..)
-        below_mc = np.cumsum((weight[:, :, None] * com)[:, ::-1], axis=1)[:, ::-1]
-        seg_of_joint = [0, 0, 1, 2, 3]  # joints 0 and 1 carry the whole leg
-        m_j = below_m[:, seg_of_joint]
-        mc_j = below_mc[:, seg_of_joint]
-        axes = np.einsum("kij,ksj->ksi", R_leg, self.legs.joint_axes(q_leg))
-        pivots = pos_w[:, [0, 0, 1, 2, 3]]
-        r = mc_j - m_j[:, :, None] * pivots  # sum m (c - p)
+        # weight and first moment of everything below each joint (distal sums)
+        below_mc = np.cumsum((self._seg_weight[:, :, None] * com)[:, ::-1], axis=1)[:, ::-1]
+        m_j = self._weight_below
+        mc_j = below_mc[:, SEG_OF_JOINT]
+        if axes_local is None:
+            axes_local = self.legs.joint_axes(q_leg)
+        axes = np.einsum("kij,ksj->ksi", R_leg, axes_local)
+        pivots = pos_w[:, SEG_OF_JOINT]
+        r = mc_j - m_j * pivots  # sum m (c - p)
         # torque about each axis from upward forces: (a x r) . z
         return axes[:, :, 0] * r[:, :, 1] - axes[:, :, 1] * r[:, :, 0]
 
 
-def _pitch_of(R: np.ndarray) -> float:
-    """Nose-down pitch [rad] of a frame: the angle of its x axis below the horizontal."""
-    return float(math.atan2(-R[2, 0], math.hypot(R[0, 0], R[1, 0])))
+def _pitch_of(R: list[list[float]]) -> float:
+    """Nose-down pitch [rad] of a frame (rows of its rotation matrix): the angle of its x
+    axis below the horizontal."""
+    return math.atan2(-R[2][0], math.hypot(R[0][0], R[1][0]))
 
 
-def _yaw_of(R: np.ndarray) -> float:
-    return float(math.atan2(R[1, 0], R[0, 0]))
+def _yaw_of(R: list[list[float]]) -> float:
+    return math.atan2(R[1][0], R[0][0])
 
 
 def _wrap(angle: float) -> float:

@@ -142,6 +142,11 @@ class World:
         # pybullet drives joints with velocity motors by default: switch them off
         c.setJointMotorControlArray(self.dog, self.joint_ids, pybullet.VELOCITY_CONTROL,
                                     forces=[0.0] * self.n_joints)  # fmt: skip
+        # the per-step pybullet calls, bound to this client once (BulletClient binds per call)
+        self._get_joint_states = c.getJointStates
+        self._set_joint_motors = c.setJointMotorControlArray
+        self._step_simulation = c.stepSimulation
+        self._neg_torque_limit = -self.torque_limit
         self._tracked_ids = [index_of_link[name] for name in TRACKED_LINKS]
         self._foot_ids = {index_of_link[sk.legs[leg].foot_link]: k for k, leg in enumerate(LEGS)}
         self._foot_offset = np.array([sk.legs[leg].foot_offset for leg in LEGS])
@@ -215,16 +220,13 @@ class World:
     def read_state(self) -> DogState:
         """Everything the controller reads, in one batch of pybullet queries."""
         c, dog = self.client, self.dog
-        js = c.getJointStates(dog, self.joint_ids)
-        q = np.fromiter((s[0] for s in js), float, self.n_joints)
-        qd = np.fromiter((s[1] for s in js), float, self.n_joints)
+        q, qd = self.read_joints()
         base_pos, base_quat = c.getBasePositionAndOrientation(dog)
         base_vel, base_angvel = c.getBaseVelocity(dog)
         ls = c.getLinkStates(dog, self._tracked_ids, computeLinkVelocity=1)
-        link_pos = np.array([s[4] for s in ls])
+        motion = np.array([s[4] + s[6] + s[7] for s in ls])  # position, velocity, angular
+        link_pos, link_vel, link_angvel = motion[:, :3], motion[:, 3:6], motion[:, 6:]
         link_quat = np.array([s[5] for s in ls])
-        link_vel = np.array([s[6] for s in ls])
-        link_angvel = np.array([s[7] for s in ls])
         foot_contact = np.zeros(4, dtype=bool)
         torso_contact = False
         for cp in c.getContactPoints(bodyA=dog):
@@ -262,14 +264,12 @@ class World:
 
     def read_joints(self) -> tuple[np.ndarray, np.ndarray]:
         """Joint angles [rad] and rates [rad/s] only: what the joint servo reads each step."""
-        js = self.client.getJointStates(self.dog, self.joint_ids)
-        q = np.fromiter((s[0] for s in js), float, self.n_joints)
-        qd = np.fromiter((s[1] for s in js), float, self.n_joints)
-        return q, qd
+        js = self._get_joint_states(self.dog, self.joint_ids)
+        return np.array([s[0] for s in js]), np.array([s[1] for s in js])
 
     def clip_torques(self, tau: np.ndarray) -> np.ndarray:
         """Torques [N*m] clipped to each joint's limit (pybullet itself does not clip)."""
-        return np.clip(tau, -self.torque_limit, self.torque_limit)
+        return np.asarray(tau).clip(self._neg_torque_limit, self.torque_limit)
 
     def apply(self, tau: np.ndarray) -> np.ndarray:
         """Drive every joint by torque; returns the torques actually applied.
@@ -279,12 +279,12 @@ class World:
         tau = np.asarray(tau, dtype=float)
         if tau.shape != (self.n_joints,):
             raise SimError(f"expected {self.n_joints} joint torques, got shape {tau.shape}")
-        if not np.all(np.isfinite(tau)):
+        if not np.isfinite(tau).all():
             self._nonfinite_torque = True
             tau = np.zeros(self.n_joints)
         applied = self.clip_torques(tau)
-        self.client.setJointMotorControlArray(self.dog, self.joint_ids, pybullet.TORQUE_CONTROL,
-                                              forces=applied.tolist())  # fmt: skip
+        self._set_joint_motors(self.dog, self.joint_ids, pybullet.TORQUE_CONTROL,
+                               forces=applied.tolist())
         return applied
 
     _nonfinite_torque = False
@@ -298,16 +298,16 @@ class World:
                        else self.client.getLinkState(self.dog, link)[0])  # fmt: skip
                 self.client.applyExternalForce(self.dog, link, push.force, pos,
                                                pybullet.WORLD_FRAME)  # fmt: skip
-        self.client.stepSimulation()
+        self._step_simulation()
         self.t += self.dt
 
     def status(self, state: DogState) -> str:
         """"ok", "fell" (torso or head on the ground, or the base too low) or "unstable"."""
         if (
             self._nonfinite_torque
-            or not (np.all(np.isfinite(state.q)) and np.all(np.isfinite(state.base_pos)))
+            or not (np.isfinite(state.q).all() and np.isfinite(state.base_pos).all())
             or np.linalg.norm(state.base_vel) > MAX_BASE_SPEED
-            or np.max(np.abs(state.qd)) > MAX_JOINT_SPEED
+            or np.abs(state.qd).max() > MAX_JOINT_SPEED
         ):
             return "unstable"
         base_height = state.base_pos[2] - self._ground_height_under(*state.base_pos[:2])

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from controller.kinematics import quat_rows
+
 
 def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Hamilton product of quaternions in xyzw order."""
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
+    ax, ay, az, aw = np.asarray(a).tolist()  # float math: numpy scalars are slow
+    bx, by, bz, bw = np.asarray(b).tolist()
     return np.array([
         aw * bx + ax * bw + ay * bz - az * by,
         aw * by - ax * bz + ay * bw + az * bx,
@@ -31,12 +33,15 @@ def quat_from_pitch_yaw(pitch: float, yaw: float) -> np.ndarray:
 def quat_power(q: np.ndarray, fraction: float) -> np.ndarray:
     """q^fraction: the same axis, `fraction` of the angle (shortest way)."""
     q = q if q[3] >= 0 else -q
-    angle = 2.0 * np.arctan2(np.linalg.norm(q[:3]), q[3])
+    norm = np.linalg.norm(q[:3])
+    angle = 2.0 * np.arctan2(norm, q[3])
     if angle < 1e-12:
         return np.array([0.0, 0.0, 0.0, 1.0])
-    axis = q[:3] / np.linalg.norm(q[:3])
     half = 0.5 * angle * fraction
-    return np.concatenate([axis * np.sin(half), [np.cos(half)]])
+    out = np.empty(4)
+    out[:3] = q[:3] / norm * np.sin(half)
+    out[3] = np.cos(half)
+    return out
 
 
 def split_spine(q_back: np.ndarray, q_front: np.ndarray, n_joints: int) -> np.ndarray:
@@ -45,17 +50,8 @@ def split_spine(q_back: np.ndarray, q_front: np.ndarray, n_joints: int) -> np.nd
     rotating pitch (about its y) then yaw (about its z)."""
     rel = quat_multiply(quat_conjugate(q_back), q_front)
     step = quat_power(rel, 1.0 / n_joints)
-    x, y, z, w = step
     # decompose R = Ry(pitch) Rz(yaw): the spine joints apply pitch first, then yaw
-    R = _matrix(x, y, z, w)
-    yaw = np.arcsin(np.clip(R[1, 0], -1.0, 1.0))
-    pitch = np.arctan2(-R[2, 0], R[0, 0])
-    return np.tile([pitch, yaw], (n_joints, 1))
-
-
-def _matrix(x: float, y: float, z: float, w: float) -> np.ndarray:
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ])  # fmt: skip
+    R = quat_rows(*step.tolist())
+    yaw = np.arcsin(min(max(R[1][0], -1.0), 1.0))
+    pitch = np.arctan2(-R[2][0], R[0][0])
+    return np.array([[pitch, yaw]] * n_joints)

@@ -43,15 +43,17 @@ def swing_path(
 
     liftoff, landing: (4, 2) [m]; progress: (4,) in [0, 1]; height, ground: (4,) [m].
     """
-    s = np.clip(progress, 0.0, 1.0)
+    s = progress.clip(0.0, 1.0)
     u = np.minimum(s / touch_at, 1.0)
     blend = u * u * (3.0 - 2.0 * u)
-    xy = liftoff + (landing - liftoff) * blend[:, None]
+    out = np.empty((len(progress), 3))
+    out[:, :2] = liftoff + (landing - liftoff) * blend[:, None]
     # up briskly (no scuffing at toe-off), down softly (zero vertical speed at the strike)
     bump = np.sin(np.pi * u)
     lift = height * np.where(u < 0.5, bump, bump * bump)
     sink = -reach_below_m * np.maximum(s - touch_at, 0.0) / (1.0 - touch_at)
-    return np.concatenate([xy, (ground + lift + sink)[:, None]], axis=1)
+    out[:, 2] = ground + lift + sink
+    return out
 
 
 def foot_angles(
@@ -69,12 +71,43 @@ def foot_angles(
     `off_value` over the last `lead_off` [s] before lift-off (toe-off); in swing from the
     lift-off value through `swing_value` at mid-swing, then to `strike_value` over the last
     `lead_strike` [s] before the expected strike (foot-strike anticipation)."""
+    ramps = foot_angle_ramps(swing_progress, time_to_liftoff, time_to_strike, lead_off,
+                             lead_strike)  # fmt: skip
+    return blend_foot_angles(ramps, stance_value, swing_value, off_value, strike_value)
+
+
+FootRamps = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def foot_angle_ramps(
+    swing_progress: np.ndarray,
+    time_to_liftoff: np.ndarray,
+    time_to_strike: np.ndarray,
+    lead_off: np.ndarray,
+    lead_strike: np.ndarray,
+) -> FootRamps:
+    """The timing half of `foot_angles` (shared by every angle that follows the same legs):
+    in swing, and the toe-off, mid-swing and strike blend weights in [0, 1]."""
     in_swing = swing_progress >= 0.0
-    ramp_off = np.clip(1.0 - time_to_liftoff / np.maximum(lead_off, 1e-6), 0.0, 1.0)
-    stance_angle = stance_value + (off_value - stance_value) * np.where(lead_off > 0, ramp_off, 0)
-    s = np.clip(swing_progress, 0.0, 1.0)
-    first_half = off_value + (swing_value - off_value) * np.clip(2.0 * s, 0.0, 1.0)
-    ramp_strike = np.clip(1.0 - time_to_strike / np.maximum(lead_strike, 1e-6), 0.0, 1.0)
+    ramp_off = (1.0 - time_to_liftoff / np.maximum(lead_off, 1e-6)).clip(0.0, 1.0)
+    ramp_off = np.where(lead_off > 0, ramp_off, 0)
+    s = swing_progress.clip(0.0, 1.0)
+    ramp_mid = (2.0 * s).clip(0.0, 1.0)
+    ramp_strike = (1.0 - time_to_strike / np.maximum(lead_strike, 1e-6)).clip(0.0, 1.0)
     ramp_strike = np.where(lead_strike > 0, ramp_strike, s >= 1)
+    return in_swing, ramp_off, ramp_mid, ramp_strike
+
+
+def blend_foot_angles(
+    ramps: FootRamps,
+    stance_value: np.ndarray,
+    swing_value: np.ndarray,
+    off_value: np.ndarray,
+    strike_value: np.ndarray,
+) -> np.ndarray:
+    """The angles of `foot_angles` from its `foot_angle_ramps`."""
+    in_swing, ramp_off, ramp_mid, ramp_strike = ramps
+    stance_angle = stance_value + (off_value - stance_value) * ramp_off
+    first_half = off_value + (swing_value - off_value) * ramp_mid
     swing_angle = first_half + (strike_value - first_half) * ramp_strike
     return np.where(in_swing, swing_angle, stance_angle)

@@ -14,8 +14,9 @@ def jt_force(jac_world: np.ndarray, force_world: np.ndarray) -> np.ndarray:
 def rotation_error(R_desired: np.ndarray, R: np.ndarray) -> np.ndarray:
     """Rotation vector [rad] (world frame) that turns R into R_desired."""
     E = R_desired @ R.T
-    angle = np.arccos(np.clip(0.5 * (np.trace(E) - 1.0), -1.0, 1.0))
-    axis = np.array([E[2, 1] - E[1, 2], E[0, 2] - E[2, 0], E[1, 0] - E[0, 1]])
+    angle = np.arccos(min(max(0.5 * (np.trace(E) - 1.0), -1.0), 1.0))
+    e = E.tolist()  # float math: indexing numpy scalars is slow
+    axis = np.array([e[2][1] - e[1][2], e[0][2] - e[2][0], e[1][0] - e[0][1]])
     s = np.sin(angle)
     if s < 1e-9:
         return 0.5 * axis  # small angles: the skew part is the rotation vector

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -28,6 +29,14 @@ class GaitGraph:
                 raise GaitError(f"swing of {leg} must start in [0, 1) and last 0.05-0.95 of "
                                 f"the stride, got start {s}, duration {d}")  # fmt: skip
 
+    @cached_property
+    def _start(self) -> np.ndarray:  # the tuples as arrays, made once: phases are read each step
+        return _frozen(self.swing_start)
+
+    @cached_property
+    def _duration(self) -> np.ndarray:
+        return _frozen(self.swing_duration)
+
     @property
     def duty_factor(self) -> np.ndarray:
         """Fraction of the stride each leg is in stance (LF, RF, LH, RH)."""
@@ -35,14 +44,14 @@ class GaitGraph:
 
     def swing_progress(self, phase: float) -> np.ndarray:
         """Per leg: progress through swing in [0, 1) at `phase`, or -1 where in stance."""
-        since = (phase - np.asarray(self.swing_start)) % 1.0
-        dur = np.asarray(self.swing_duration)
+        since = (phase - self._start) % 1.0
+        dur = self._duration
         return np.where(since < dur, since / dur, -1.0)
 
     def stance_progress(self, phase: float) -> np.ndarray:
         """Per leg: progress through stance in [0, 1) at `phase`, or -1 where in swing."""
-        dur = np.asarray(self.swing_duration)
-        since_touchdown = (phase - np.asarray(self.swing_start) - dur) % 1.0
+        dur = self._duration
+        since_touchdown = (phase - self._start - dur) % 1.0
         return np.where(since_touchdown < 1.0 - dur, since_touchdown / (1.0 - dur), -1.0)
 
     def touchdown_phase(self) -> np.ndarray:
@@ -53,3 +62,9 @@ class GaitGraph:
         """Touchdown phase of each leg relative to LH, in [0, 1) (the run-summary convention)."""
         td = self.touchdown_phase()
         return {leg: float((td[k] - td[2]) % 1.0) for k, leg in enumerate(LEGS)}
+
+
+def _frozen(values: tuple[float, ...]) -> np.ndarray:
+    out = np.array(values, dtype=float)
+    out.setflags(write=False)
+    return out

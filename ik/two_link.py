@@ -43,7 +43,7 @@ def _bend_sign(bend: object) -> np.ndarray:
 
 def _planar(l1: float, l2: float, d: np.ndarray, sgn: np.ndarray, rmin: float, rmax: float):
     """Joint angles for a target at distance ``d`` on the +x axis. Returns (a1, theta2, dc)."""
-    dc = np.clip(d, rmin, rmax)
+    dc = np.asarray(d).clip(rmin, rmax)
     full = l1 + l2
     # tan^2(theta2 / 2) = ((L - d)(L + d)) / ((d - m)(d + m)): accurate at both ends.
     num = np.sqrt(np.maximum((full - dc) * (full + dc), 0.0))
@@ -86,14 +86,15 @@ def solve_2d(
 
 
 def solve_2d_unchecked(
-    l1: float,
-    l2: float,
+    l1: float | np.ndarray,
+    l2: float | np.ndarray,
     target: np.ndarray,
     bend_sign: np.ndarray | float,
     max_reach: float = 1.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`solve_2d` without the input checks, for a caller that validated its inputs once
-    (a controller calling it thousands of times a second). `bend_sign` must be +-1."""
+    (a controller calling it thousands of times a second). `bend_sign` must be +-1; the
+    lengths may be arrays that broadcast against the targets' batch shape."""
     rmin = abs(l1 - l2)
     rmax = max_reach * (l1 + l2)
     x = target[..., 0]
