@@ -39,6 +39,8 @@ TARGET_RATE_FILTER = 0.1  # low-pass weight per control step of the target joint
 MAX_TARGET_RATE = 30.0  # [rad/s] cap on the target joint rates fed to the PD damping
 V_INT_TIME_S = 3.0  # [s] integral time of the forward-speed loop
 V_INT_MAX = 0.6  # [m] bound on the integrated speed error (anti-windup)
+YAW_INT_TIME_S = 1.0  # [s] integral time of the heading loop while turning
+YAW_INT_MAX = 0.3  # [rad s] bound on the integrated heading error (anti-windup)
 MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
 SEG_OF_JOINT = np.array([0, 0, 1, 2, 3])  # the segment below each leg joint (0, 1: the whole leg)
 
@@ -117,6 +119,7 @@ class Controller:
         self._started = False
         self._frames = np.zeros((2, 3, 3))
         self._v_int = 0.0
+        self._yaw_int = [0.0, 0.0]
         self._quats = np.zeros((2, 4))
 
     def set_params(self, params: GaitParams) -> None:
@@ -216,7 +219,15 @@ class Controller:
         s_fp = self._s_fp
         # the paper's feedback (v - v_d) s_fp, sagittal and coronal gains in the heading frame
         v_legframe = frame_vel[FRAME_OF_LEG, :2]
-        v_err_h = ((v_legframe - v_d) @ H[:2, :2]).clip(-MAX_FP_ERROR, MAX_FP_ERROR)
+        frame_v_d = (v_d, v_d)
+        if turn_rate != 0.0:  # a body turning at the rate: its ends move sideways, +-w d
+            half = 0.5 * float((frame_pos[FRONT, :2] - frame_pos[BACK, :2]) @ H[:2, 0])
+            frame_v_d = (v_d + (turn_rate * half) * H[:2, 1], v_d - (turn_rate * half) * H[:2, 1])
+            v_d_leg = np.array([frame_v_d[f] for f in FRAME_OF_LEG])
+            v_err_h = ((v_legframe - v_d_leg) @ H[:2, :2])
+        else:
+            v_err_h = ((v_legframe - v_d) @ H[:2, :2])
+        v_err_h = v_err_h.clip(-MAX_FP_ERROR, MAX_FP_ERROR)
         feedback = (v_err_h * s_fp) @ H[:2, :2].T
         landing = foot_placement(hip_world[:, :2], v_legframe, time_to_strike, t_stance, offset,
                                  feedback)  # fmt: skip
@@ -301,7 +312,8 @@ class Controller:
             if n_st == 0:
                 continue
             # k_v acts on the velocity error along and across the heading
-            push = H[:2, :2] @ (kv * ((v_d_push - frame_vel[f, :2]) @ H[:2, :2]))
+            v_d_frame = v_d_push if turn_rate == 0.0 else v_d_push + (frame_v_d[f] - v_d)
+            push = H[:2, :2] @ (kv * ((v_d_frame - frame_vel[f, :2]) @ H[:2, :2]))
             if turn_rate != 0.0:  # the centripetal force of the turn, fed forward
                 mass = self.frame_weight[f] / GRAVITY
                 push = push + (mass * self.speed_now * turn_rate) * H[:2, 1]
@@ -312,6 +324,10 @@ class Controller:
             # damping acts on the yaw rate's error against the commanded turn rate
             yaw_rate_err = turn_rate - frame_w[f, 2]
             yaw_torque = p["kp_yaw_Nm_per_rad"] * yaw_err + p["kd_yaw_Nms_per_rad"] * yaw_rate_err
+            if turn_rate != 0.0:  # a turn meets a steady yaw resistance: integral action
+                y_int = min(max(self._yaw_int[f] + yaw_err * dt, -YAW_INT_MAX), YAW_INT_MAX)
+                self._yaw_int[f] = y_int
+                yaw_torque += p["kp_yaw_Nm_per_rad"] * y_int / YAW_INT_TIME_S
             lever = foot[legs_f, :2] - frame_pos[f, :2]
             forces = yaw_forces(yaw_torque, lever, st)
             forces[st] += F / n_st

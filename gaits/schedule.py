@@ -25,6 +25,9 @@ AUTO_BANDS: dict[str, tuple[float, float]] = {
     "canter": (2.0, 3.5),
     "transverse-gallop": (3.5, 5.5),
 }
+# Bands that only touch (canter 2-3.5, gallop 3.5-5.5) are blended over this width around
+# the speed where they meet, so that no leg's phase jumps there either [m/s].
+MIN_BLEND_MPS = 0.3
 START_KEYS = tuple(f"swing_start_phase.{leg}" for leg in LEGS)
 PHASE_SHIFTS = np.linspace(0.0, 1.0, 40, endpoint=False)
 
@@ -78,10 +81,13 @@ class GaitSchedule:
         v = min(max(speed, lo), hi)
         for k in range(len(self.gaits) - 1):
             overlap_lo, overlap_hi = self.bands[k + 1][0], self.bands[k][1]
+            if overlap_hi - overlap_lo < MIN_BLEND_MPS:
+                middle = 0.5 * (overlap_lo + overlap_hi)
+                overlap_lo, overlap_hi = middle - MIN_BLEND_MPS / 2, middle + MIN_BLEND_MPS / 2
             if v < overlap_lo:
                 return Blend(self.gaits[k], self.names[k], k)
             if v <= overlap_hi:
-                w = (v - overlap_lo) / (overlap_hi - overlap_lo) if overlap_hi > overlap_lo else 1.0
+                w = (v - overlap_lo) / (overlap_hi - overlap_lo)
                 k_dom = k + 1 if w >= 0.5 else k
                 return Blend(blend(self.gaits[k], self.gaits[k + 1], w), self.names[k_dom], k_dom)
         return Blend(self.gaits[-1], self.names[-1], len(self.gaits) - 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -11,8 +12,8 @@ import pytest
 from controller.drive import gaits_used
 from controller.episode import turn_radius
 from controller.profile import Profile, ProfileError
-from gaits.params import GaitParams
-from gaits.schedule import START_KEYS, GaitSchedule, blend
+from gaits.params import GaitParams, preset_names
+from gaits.schedule import MIN_BLEND_MPS, START_KEYS, GaitSchedule, blend
 
 
 def test_profile_is_linear_between_knots_and_constant_outside() -> None:
@@ -48,9 +49,9 @@ def _circular(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def test_schedule_picks_the_band_and_blends_in_the_overlap() -> None:
     schedule = GaitSchedule.auto()
     walk, trot = GaitParams.load("walk"), GaitParams.load("trot")
-    assert schedule.at(0.5).gait == "walk" and schedule.at(2.2).gait == "trot"
+    assert schedule.at(0.5).gait == "walk" and schedule.at(1.75).gait == "trot"
     # outside the overlap the gait is the preset (shifted in phase as a whole at most)
-    for speed, preset in ((0.5, walk), (2.2, trot)):
+    for speed, preset in ((0.5, walk), (1.75, trot)):
         got = schedule.at(speed).params
         assert got.values["period_s"] == preset.values["period_s"]
         shift = (_starts(got) - _starts(preset)) % 1.0
@@ -63,16 +64,35 @@ def test_schedule_picks_the_band_and_blends_in_the_overlap() -> None:
     assert schedule.at(1.1).gait == "walk" and schedule.at(1.4).gait == "trot"
 
 
-def test_every_leg_phase_moves_continuously_across_the_overlap() -> None:
+def test_every_leg_phase_moves_continuously_across_the_overlaps() -> None:
     schedule = GaitSchedule.auto()
-    speeds = np.r_[np.arange(0.0, 2.5001, 0.005), 1.2 + np.arange(0.0, 0.1, 1e-4)]
+    top = schedule.speed_range[1]
+    speeds = np.r_[np.arange(0.0, top + 1e-9, 0.005), 1.2 + np.arange(0.0, 0.1, 1e-4),
+                   3.4 + np.arange(0.0, 0.2, 1e-4)]  # fmt: skip
     speeds.sort()
     starts = np.array([_starts(schedule.at(v).params) for v in speeds])
     steps = _circular(starts[1:], starts[:-1])
     assert steps.max() < 0.01  # no leg jumps between stance and swing as the speed changes
-    # and arrives at the trot itself, shifted as a whole at most
-    arrived = (starts[-1] - _starts(GaitParams.load("trot"))) % 1.0
-    assert np.allclose(_circular(arrived, arrived[0]), 0.0)
+    # between the overlaps each gait is its preset, shifted as a whole at most
+    for k, name in enumerate(schedule.names):
+        lo = schedule.bands[k - 1][1] + MIN_BLEND_MPS if k else 0.0
+        hi = schedule.bands[k + 1][0] - MIN_BLEND_MPS if k + 1 < len(schedule.names) else top
+        got = schedule.at(0.5 * (lo + hi))
+        assert got.gait == name
+        arrived = (_starts(got.params) - _starts(GaitParams.load(name))) % 1.0
+        assert np.allclose(_circular(arrived, arrived[0]), 0.0), name
+
+
+def test_touching_bands_are_blended_around_the_speed_where_they_meet() -> None:
+    a, b = GaitParams.load("trot"), GaitParams.load("walk")
+    b = replace(b, gait="fast", speed_band_mps=(2.5, 4.0))
+    schedule = GaitSchedule([a, b], [(1.0, 2.5), (2.5, 4.0)])
+    half = MIN_BLEND_MPS / 2
+    assert schedule.at(2.5 - half - 0.01).params is schedule.gaits[0]
+    assert schedule.at(2.5 + half + 0.01).params is schedule.gaits[1]
+    mid = schedule.at(2.5).params
+    periods = a.values["period_s"], b.values["period_s"]
+    assert mid.values["period_s"] == pytest.approx(0.5 * sum(periods))
 
 
 def test_blend_ends_are_the_gaits_themselves() -> None:
@@ -100,7 +120,7 @@ def test_gaits_used_lists_each_stretch_in_order() -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--gait", "auto", "--speed-profile", "0:0.5,5:x"], "knot 2"),
     (["--gait", "auto", "--speed-profile", "0:1,5:2,3:2"], "out of time order"),
-    (["--gait", "gallop"], "known gaits: pace, trot, walk, auto"),
+    (["--gait", "gallop"], f"known gaits: {', '.join(preset_names())}, auto"),
     (["--gait", "auto"], "needs --speed or --speed-profile"),
     (["--gait", "auto", "--speed", "9"], "above the automatic gaits' range"),
     (["--gait", "trot", "--speed-profile", "0:1,5:3"], "outside the trot band"),
