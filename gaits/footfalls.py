@@ -10,6 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 FEET = ("LF", "RF", "LH", "RH")
+# The footfall order each named gait must show (see footfall_pattern).
+PATTERN_OF_GAIT = {"walk": "lateral-walk", "trot": "trot", "pace": "pace", "canter": "canter",
+                   "transverse-gallop": "transverse-gallop", "rotary-gallop": "rotary-gallop"}
 
 
 def touchdowns(t: np.ndarray, contact: np.ndarray) -> list[np.ndarray]:

@@ -20,6 +20,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, metavar="FIG.png")
     p.add_argument("--start", type=float, default=None, metavar="S",
                    help="first time shown [s] (gait diagram default: the last 3 s)")  # fmt: skip
+    p.add_argument("--end", type=float, default=None, metavar="S",
+                   help="last time shown in the gait diagram [s] (default: the end)")  # fmt: skip
     p.set_defaults(func=run)
 
 
@@ -50,7 +52,10 @@ def run(args: argparse.Namespace) -> int:
     fig, ax = plt.subplots(figsize=(9, 3.6 if args.kind == "gait-diagram" else 4.5))
     if args.kind == "gait-diagram":
         start = args.start if args.start is not None else max(t[-1] - 3.0, 0.0)
-        keep = t >= start
+        end = args.end if args.end is not None else t[-1]
+        if not end > start:
+            raise CliError(f"--end {end} s must come after the first time shown, {start} s")
+        keep = (t >= start) & (t <= end)
         contact = log["foot_contact"][keep]
         tk = t[keep]
         dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.01
@@ -64,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         ax.invert_yaxis()
         ax.set_xlabel("time [s]")
         ax.set_title("Footfall (Hildebrand) diagram: stance of each foot", pad=14)
-        _shade_gaits(ax, log, start)
+        _shade_gaits(ax, log, start, end)
     elif args.kind == "speed":
         from controller.episode import forward_speed
 
@@ -101,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _shade_gaits(ax, log: dict, start: float) -> None:  # noqa: ANN001 - a matplotlib Axes
+def _shade_gaits(ax, log: dict, start: float, end: float = np.inf) -> None:  # noqa: ANN001 - a matplotlib Axes
     """Shade and name the stretches of each active gait (runs with the automatic choice)."""
     if "gait_index" not in log or "gait_names" not in log:
         return
@@ -109,7 +114,7 @@ def _shade_gaits(ax, log: dict, start: float) -> None:  # noqa: ANN001 - a matpl
 
     names = tuple(str(n) for n in log["gait_names"])
     for used in gaits_used(log["t"], log["gait_index"], names):
-        lo, hi = max(used["from_s"], start), used["to_s"]
+        lo, hi = max(used["from_s"], start), min(used["to_s"], end)
         if hi <= lo:
             continue
         ax.axvspan(lo, hi, color=f"C{names.index(used['gait'])}", alpha=0.12, lw=0)

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gaits.params import preset_names
+
 
 def quadsim(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "scripts.cli", *args], capture_output=True,
@@ -77,7 +79,7 @@ def test_record_writes_a_playable_mp4_at_30_fps(tmp_path: Path) -> None:
     ("args", "expected"),
     [
         (["run", "--gait", "trot", "--speed", "9"], "outside the trot band 1.0-2.5 m/s"),
-        (["run", "--gait", "moonwalk"], "known gaits: pace, trot, walk"),
+        (["run", "--gait", "moonwalk"], "known gaits: " + ", ".join(preset_names())),
         (["run", "--params", "/no/such/gait.toml"], "does not exist"),
         (["run", "--push", "1:2:3"], "T:FX,FY,FZ:DUR"),
         (["plot", "/no/such/run.npz", "--out", "fig.png"], "does not exist"),
@@ -109,3 +111,9 @@ def test_plot_draws_every_kind_from_a_run_log(tmp_path: Path) -> None:
         assert out.returncode == 0, out.stderr
         image = iio.imread(fig)
         assert image.shape[0] > 200 and image.std() > 5  # a drawn figure, not a blank page
+    window = tmp_path / "window.png"
+    out = quadsim("plot", str(log), "--out", str(window), "--start", "0.5", "--end", "1.0")
+    assert out.returncode == 0, out.stderr
+    assert not np.array_equal(iio.imread(window), iio.imread(tmp_path / "gait-diagram.png"))
+    out = quadsim("plot", str(log), "--out", str(window), "--start", "1.0", "--end", "0.5")
+    assert out.returncode == 2 and "must come after" in out.stderr and "Traceback" not in out.stderr

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from gaits.errors import GaitError
-from gaits.footfalls import footfall_pattern
+from gaits.footfalls import PATTERN_OF_GAIT, footfall_pattern
 from gaits.graph import GaitGraph
 from gaits.params import SCHEMA, GaitParams, preset_names
 
@@ -39,10 +39,6 @@ def test_pace_moves_lateral_pairs() -> None:
     assert abs(pace["RF"] - pace["RH"]) < 0.1 and abs(pace["RH"] - 0.5) < 0.05
 
 
-PATTERN_OF_PRESET = {"walk": "lateral-walk", "trot": "trot", "pace": "pace", "canter": "canter",
-                     "transverse-gallop": "transverse-gallop", "rotary-gallop": "rotary-gallop"}
-
-
 @pytest.mark.parametrize(("offsets", "pattern"), [
     ({"LF": 0.5, "RF": 0.0, "LH": 0.0, "RH": 0.5}, "trot"),
     ({"LF": 0.02, "RF": 0.5, "LH": 0.0, "RH": 0.52}, "pace"),
@@ -61,10 +57,10 @@ def test_footfall_pattern_names_the_order_of_touchdowns(offsets: dict, pattern: 
 
 
 def test_every_preset_has_the_footfall_order_of_its_name() -> None:
-    assert set(preset_names()) <= set(PATTERN_OF_PRESET)
+    assert set(preset_names()) <= set(PATTERN_OF_GAIT)
     for name in preset_names():
         graph = GaitParams.load(name).graph()
-        assert footfall_pattern(graph.phase_offsets()) == PATTERN_OF_PRESET[name], name
+        assert footfall_pattern(graph.phase_offsets()) == PATTERN_OF_GAIT[name], name
         if name in ("canter", "transverse-gallop", "rotary-gallop"):
             assert not GaitParams.load(name).symmetric, name
 

@@ -28,11 +28,9 @@ def known_gap(reason: str) -> pytest.MarkDecorator:
     return pytest.mark.xfail(strict=True, reason=reason)
 
 
-WALK_FALLS = known_gap("walk at 1.0 m/s: 4 of 5 seeds fall within 20 s (at 3.6-12.1 s)")
-WALK_FAST_FALLS = known_gap("walk at 1.4 m/s falls at 2.6 s")
-FRONT_DUTY_LOW = known_gap("fore feet spend less time on the ground than the gait graph "
-                           "plans (trot 0.33-0.35 against 0.46; walk 0.40-0.44 against "
-                           "0.64)")  # fmt: skip
+FRONT_DUTY_LOW = known_gap("the fore feet spend less time on the ground than the gait graph "
+                           "plans (trot 0.33-0.35 against 0.46; walk 0.44-0.45 against 0.54, "
+                           "0.1 missed by 0.001)")  # fmt: skip
 PUSH = Push(start=10.0, force=(0.0, 200.0, 0.0), duration=0.1, link="chest")
 
 
@@ -53,7 +51,7 @@ def runs() -> dict:
 
 
 @pytest.mark.parametrize(("gait", "speed"),
-                         [pytest.param("walk", 1.0, marks=WALK_FALLS), ("trot", 2.0)])  # fmt: skip
+                         [("walk", 1.0), ("trot", 2.0)])  # fmt: skip
 def test_nominal_speed_five_seeds(runs: dict, gait: str, speed: float) -> None:
     for seed in SEEDS:
         s, _, _ = runs[(gait, speed, seed, False)]
@@ -65,7 +63,7 @@ def test_nominal_speed_five_seeds(runs: dict, gait: str, speed: float) -> None:
 
 @pytest.mark.parametrize(
     ("gait", "speed"),
-    [("walk", 0.5), pytest.param("walk", 1.4, marks=WALK_FAST_FALLS), ("trot", 1.5),
+    [("walk", 0.5), ("walk", 1.4), ("trot", 1.5),
      ("trot", 2.5)],
 )  # fmt: skip
 def test_edges_of_the_speed_band(runs: dict, gait: str, speed: float) -> None:
@@ -120,3 +118,36 @@ def test_same_seed_same_run_bit_for_bit() -> None:
     c, _ = simulate("trot", 2.0, 2.0, seed=4)
     assert np.array_equal(a.log["joint_q"], b.log["joint_q"])
     assert not np.array_equal(a.log["joint_q"], c.log["joint_q"])
+
+
+# walk03 is left out: it holds a trot, and its mean speed scales to 1.8 m/s, past the walk
+MOCAP_CLIPS = {"walk": ("dog_walk00_joint_pos.txt",), "trot": ("dog_trot_joint_pos.txt",)}
+
+
+@pytest.mark.parametrize(("gait", "speed"), [
+    pytest.param("walk", 1.0, marks=known_gap(
+        "walk: fore duty 0.42-0.50 against the real dog's 0.56-0.61; LF lands 0.25 of a "
+        "stride after LH, the real dog's 0.07")),
+    pytest.param("trot", 2.0, marks=known_gap(
+        "trot fore duty 0.33-0.35 against the real dog's 0.45-0.48")),
+])  # fmt: skip
+def test_footfalls_are_those_of_the_real_dog(runs: dict, mocap_dir, gait: str,
+                                            speed: float) -> None:  # fmt: skip
+    from optimize.reference import analyze_footfalls, froude_speed, leg_length, load_reference
+    from optimize.sim_eval import dog_leg_length
+
+    for clip in MOCAP_CLIPS[gait]:
+        motion = load_reference(mocap_dir / clip)
+        real = analyze_footfalls(motion)
+        # the real dog's speed, scaled to our dog's size at the same Froude number
+        similar = froude_speed(real.speed_mps, leg_length(motion, stance=real.stance),
+                               dog_leg_length())  # fmt: skip
+        lo, hi = GaitParams.load(gait).speed_band_mps
+        assert lo <= similar <= hi, (clip, similar)
+        for seed in SEEDS:
+            s, _, _ = runs[(gait, speed, seed, False)]
+            for foot in FEET:
+                assert abs(s["duty_factor"][foot] - real.duty_factor[foot]) <= 0.15, (
+                    clip, seed, foot, s["duty_factor"], real.duty_factor)
+                d = s["phase_offset"][foot] - real.phase_offset[foot]
+                assert abs((d + 0.5) % 1.0 - 0.5) <= 0.15, (clip, seed, foot, s["phase_offset"])

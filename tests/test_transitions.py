@@ -15,13 +15,17 @@ from controller.episode import forward_speed
 from controller.kinematics import yaw_of
 from controller.profile import Profile
 from controller.simulate import simulate
+from gaits.footfalls import PATTERN_OF_GAIT, footfall_pattern
 from gaits.params import GaitParams
 
 pytestmark = pytest.mark.slow
-RAMP_UP = ("auto", "0:0.5,12:2.2", 16.0)
-RAMP_DOWN = ("auto", "0:2.2,4:2.2,16:0.5", 18.0)  # from standing the dog first speeds up
+# to the top of the canter band: the gallops have no presets yet (see the README)
+RAMP_UP = ("auto", "0:0.5,14:3.4", 18.0)
+RAMP_DOWN = ("auto", "0:3.4,5:3.4,19:0.5", 21.0)  # from standing the dog first speeds up
+AUTO_ORDER = ["walk", "trot", "canter"]
 TURN_RATE_DPS, TURN_SPEED, TURN_SEEDS = 30.0, 2.0, range(5)
-NOMINAL = {"pace": 1.5}  # gaits chosen by name, at their nominal speed [m/s]
+# gaits at their nominal speed [m/s] (walk and trot: tests/test_locomotion.py)
+NOMINAL = {"pace": 1.5, "canter": 3.0}
 
 
 def _ramp(job: tuple) -> tuple:
@@ -57,21 +61,32 @@ def runs() -> dict:
     return {"ramps": ramps, "turns": turns, "gaits": gaits}
 
 
-@pytest.mark.parametrize("gait", sorted(NOMINAL))
-def test_gait_at_its_nominal_speed_keeps_its_footfalls(runs: dict, gait: str) -> None:
-    planned = GaitParams.load(gait).graph().phase_offsets()
+CANTER_FALLS = "canter at 3.0 m/s: seed 1 falls at 17.2 s (seeds 0, 2, 3, 4 hold 20 s)"
+
+
+@pytest.mark.parametrize("gait", [
+    pytest.param("canter", marks=pytest.mark.xfail(strict=True, reason=CANTER_FALLS)), "pace"])
+def test_gait_at_its_nominal_speed_does_not_fall(runs: dict, gait: str) -> None:
     for seed in range(5):
         s = runs["gaits"][(gait, seed)]
         assert not s["fell"], f"{gait} seed {seed} fell at {s['fall_time_s']} s"
+
+
+@pytest.mark.parametrize("gait", sorted(NOMINAL))
+def test_gait_at_its_nominal_speed_keeps_its_speed_and_footfalls(runs: dict, gait: str) -> None:
+    planned = GaitParams.load(gait).graph().phase_offsets()
+    for seed in range(5):
+        s = runs["gaits"][(gait, seed)]
         assert abs(s["mean_speed_mps"] - NOMINAL[gait]) <= 0.15 * NOMINAL[gait], (seed, s)
         for foot, phase in planned.items():
             measured = s["phase_offset"][foot]
             assert measured is not None, (seed, s["phase_offset"])
             assert abs((measured - phase + 0.5) % 1.0 - 0.5) < 0.12, (seed, foot, s)
+        assert footfall_pattern(s["phase_offset"]) == PATTERN_OF_GAIT[gait], (seed, s)
 
 
-@pytest.mark.parametrize(("job", "order"), [(RAMP_UP, ["walk", "trot"]),
-                                            (RAMP_DOWN, ["trot", "walk"])])  # fmt: skip
+@pytest.mark.parametrize(("job", "order"), [(RAMP_UP, AUTO_ORDER),
+                                            (RAMP_DOWN, AUTO_ORDER[::-1])])  # fmt: skip
 def test_speed_ramp_changes_gait_in_order_without_falling(runs: dict, job: tuple,
                                                           order: list[str]) -> None:  # fmt: skip
     summary, speed_after, commanded = runs["ramps"][job]
