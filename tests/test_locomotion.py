@@ -126,7 +126,7 @@ MOCAP_CLIPS = {"walk": ("dog_walk00_joint_pos.txt",), "trot": ("dog_trot_joint_p
 
 @pytest.mark.parametrize(("gait", "speed"), [
     pytest.param("walk", 1.0, marks=known_gap(
-        "walk: fore duty 0.42-0.50 against the real dog's 0.56-0.61; LF lands 0.25 of a "
+        "walk: fore duty 0.42-0.45 against the real dog's 0.56-0.61; LF lands 0.25 of a "
         "stride after LH, the real dog's 0.07")),
     pytest.param("trot", 2.0, marks=known_gap(
         "trot fore duty 0.33-0.35 against the real dog's 0.45-0.48")),
