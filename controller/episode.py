@@ -141,18 +141,19 @@ def run_episode(
     return RunResult(status, fall_time, arrays, wall, contacts[:n], t_contacts)
 
 
-def summarize(result: RunResult, *, gait: str, speed_cmd: float, duration_s: float, seed: int,
-              heading_cmd_rad: float = 0.0) -> dict:  # fmt: skip
-    """The run-summary contract of DESIGN.md (forward = +x of the start frame)."""
+def summarize(result: RunResult, *, gait: str, speed_cmd: float, duration_s: float,
+              seed: int) -> dict:  # fmt: skip
+    """The run-summary contract of DESIGN.md (forward = +x of the start frame; speed and
+    heading error against the logged heading command, where the log has one)."""
     log = result.log
     t, pos = log["t"], log["base_pos"]
     simulated = float(t[-1]) if len(t) else 0.0
     half = t >= 0.5 * simulated if len(t) else np.zeros(0, dtype=bool)
     mean_speed = float(np.mean(forward_speed(log)[half])) if np.any(half) else 0.0
     heading = np.array([yaw_of(q) for q in log["base_quat"][half]]) if np.any(half) else []
-    if "heading_cmd" in log and len(heading):
-        heading_cmd_rad = log["heading_cmd"][half]  # a turning dog follows a moving heading
-    heading_err = (float(np.degrees(np.mean(np.abs(_wrap(heading - heading_cmd_rad)))))
+    # a turning dog follows a moving heading
+    heading_cmd = log["heading_cmd"][half] if "heading_cmd" in log else 0.0
+    heading_err = (float(np.degrees(np.mean(np.abs(_wrap(heading - heading_cmd)))))
                    if len(heading) else 0.0)  # fmt: skip
     distance = float(np.sum(np.linalg.norm(np.diff(pos[:, :2], axis=0), axis=1))) if len(t) else 0
     feet = footfall_stats(result.contact_t, result.contacts) if len(result.contact_t) else {

@@ -12,7 +12,9 @@ import numpy as np
 
 from models import Link, Skeleton
 
-PIVOT_OF_JOINT = np.array([0, 0, 1, 2, 3])  # the leg joint position each joint turns about
+# per leg joint (hip roll, hip pitch, knee, hock, toe): the segment it moves, counted from the
+# thigh; it turns about that segment's top, the leg point of the same index
+SEG_OF_JOINT = np.array([0, 0, 1, 2, 3])
 SMALL_BATCH = 8  # up to this many quaternions, float math beats numpy's per-call overhead
 
 
@@ -130,7 +132,7 @@ class LegKinematics:
         Pass `fk` = forward(angles) and `axes` = joint_axes(angles) when already at hand."""
         a = np.asarray(angles, dtype=float)
         pos, _ = self.forward(a) if fk is None else fk
-        pivots = pos[:, PIVOT_OF_JOINT]
+        pivots = pos[:, SEG_OF_JOINT]
         foot = pos[:, 4]
         axes = self.joint_axes(a) if axes is None else axes
         jac = cross(axes, foot[:, None, :] - pivots).transpose(0, 2, 1)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from controller.kinematics import quat_rows, rot_x, static_gravity_torques
+from controller.kinematics import SEG_OF_JOINT, quat_rows, rot_x, static_gravity_torques
 from controller.legframe import frame_force, share_frame_torque, yaw_forces
 from controller.legik import leg_ik
 from controller.pd import ServoCommand, gain_arrays
@@ -42,7 +42,6 @@ V_INT_MAX = 0.6  # [m] bound on the integrated speed error (anti-windup)
 YAW_INT_TIME_S = 1.0  # [s] integral time of the heading loop while turning
 YAW_INT_MAX = 0.3  # [rad s] bound on the integrated heading error (anti-windup)
 MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
-SEG_OF_JOINT = np.array([0, 0, 1, 2, 3])  # the segment below each leg joint (0, 1: the whole leg)
 
 
 @dataclass

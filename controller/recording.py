@@ -15,12 +15,11 @@ from controller.state import DogState
 class VideoRecorder:
     """Writes an MP4 at `fps` [frames/s] with a camera that follows the dog smoothly."""
 
-    def __init__(self, path: str | Path, fps: int = 30, size: tuple[int, int] = (640, 480),
-                 caption: str | None = None) -> None:  # fmt: skip
+    def __init__(self, path: str | Path, fps: int = 30,
+                 size: tuple[int, int] = (640, 480)) -> None:  # fmt: skip
         self.path = Path(path)
         self.fps = fps
         self.width, self.height = size
-        self.caption = caption
         self.frames = 0
         self._target: np.ndarray | None = None
         self._writer = imageio.get_writer(str(self.path), fps=fps, codec="libx264",
@@ -32,16 +31,15 @@ class VideoRecorder:
         return t + 1e-9 >= self.frames / self.fps
 
     def capture(self, world: World, state: DogState, text: str | None = None) -> None:
-        """Render the scene now and append it to the video, with `text` (or the caption)
+        """Render the scene now and append it to the video, with `text` (if any)
         written in its top-left corner."""
         goal = state.base_pos + np.array([0.3, 0.0, -0.15])
         # the camera lags behind the dog a little, so the picture does not shake with the body
         self._target = goal if self._target is None else self._target + 0.25 * (goal - self._target)
         img = world.render(self.width, self.height, self._target, distance=2.0, yaw_deg=35.0,
                            pitch_deg=-15.0)  # fmt: skip
-        label = text if text is not None else self.caption
-        if label:
-            img = _write_text(img, label)
+        if text:
+            img = _write_text(img, text)
         self._writer.append_data(img)
         self.frames += 1
 

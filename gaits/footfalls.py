@@ -145,7 +145,7 @@ def footfall_pattern(offsets: dict[str, float], together: float = 0.08) -> str:
         if kinds == "HHFF":  # lead = the second foot of each pair
             return "transverse-gallop" if side[order[1]] == side[order[3]] else "rotary-gallop"
         if kinds in ("HFHF", "FHFH"):
-            hind = order.index(next(f for f in order if f.endswith("H")))
+            hind = next(k for k, f in enumerate(order) if f.endswith("H"))
             fore_after = order[(hind + 1) % 4]
             return "lateral-walk" if side[fore_after] == side[order[hind]] else "diagonal-walk"
     return "other"
