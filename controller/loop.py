@@ -42,6 +42,7 @@ V_INT_MAX = 0.6  # [m] bound on the integrated speed error (anti-windup)
 YAW_INT_TIME_S = 1.0  # [s] integral time of the heading loop while turning
 YAW_INT_MAX = 0.3  # [rad s] bound on the integrated heading error (anti-windup)
 MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
+MAX_STEER_RPS = 1.0  # [rad/s] bound on the turn rate that steers back onto the heading
 
 
 @dataclass
@@ -219,9 +220,14 @@ class Controller:
         # the paper's feedback (v - v_d) s_fp, sagittal and coronal gains in the heading frame
         v_legframe = frame_vel[FRAME_OF_LEG, :2]
         frame_v_d = (v_d, v_d)
-        if turn_rate != 0.0:  # a body turning at the rate: its ends move sideways, +-w d
+        steer = turn_rate
+        if p["steer_fp_per_s"]:  # steering by foot placement: turn back onto the heading
+            heading_err = 0.5 * (_wrap(heading - _yaw_of(frame_rows[FRONT]))
+                                 + _wrap(heading - _yaw_of(frame_rows[BACK])))  # fmt: skip
+            steer += min(max(p["steer_fp_per_s"] * heading_err, -MAX_STEER_RPS), MAX_STEER_RPS)
+        if steer != 0.0:  # a body turning at the rate: its ends move sideways, +-w d
             half = 0.5 * float((frame_pos[FRONT, :2] - frame_pos[BACK, :2]) @ H[:2, 0])
-            frame_v_d = (v_d + (turn_rate * half) * H[:2, 1], v_d - (turn_rate * half) * H[:2, 1])
+            frame_v_d = (v_d + (steer * half) * H[:2, 1], v_d - (steer * half) * H[:2, 1])
             v_d_leg = np.array([frame_v_d[f] for f in FRAME_OF_LEG])
             v_err_h = ((v_legframe - v_d_leg) @ H[:2, :2])
         else:
@@ -311,7 +317,7 @@ class Controller:
             if n_st == 0:
                 continue
             # k_v acts on the velocity error along and across the heading
-            v_d_frame = v_d_push if turn_rate == 0.0 else v_d_push + (frame_v_d[f] - v_d)
+            v_d_frame = v_d_push if steer == 0.0 else v_d_push + (frame_v_d[f] - v_d)
             push = H[:2, :2] @ (kv * ((v_d_frame - frame_vel[f, :2]) @ H[:2, :2]))
             if turn_rate != 0.0:  # the centripetal force of the turn, fed forward
                 mass = self.frame_weight[f] / GRAVITY

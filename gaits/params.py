@@ -42,6 +42,7 @@ class ParamSpec:
     upper: float
     doc: str
     per_leg: bool = False
+    default: float | None = None  # the value of a file written before the parameter existed
 
 
 # name (units in the suffix), bounds, meaning. Order fixes the vector layout.
@@ -63,6 +64,9 @@ SCHEMA: tuple[ParamSpec, ...] = (
     ParamSpec("kd_yaw_Nms_per_rad", 0.0, 300.0, "leg-frame heading damping"),
     ParamSpec("fp_sagittal_s", 0.0, 0.4, "foot placement feedback s_fp, forward"),
     ParamSpec("fp_coronal_s", 0.0, 0.4, "foot placement feedback s_fp, sideways"),
+    ParamSpec("steer_fp_per_s", 0.0, 20.0,
+              "foot-placement steering: turn rate aimed for per radian of heading error",
+              default=0.0),
     ParamSpec("spine_stiffness", 0.2, 3.0, "scale of the spine PD gains"),
     ParamSpec("spine_front_share", 0.0, 1.0, "share of the spine torque taken by the front frame"),
     ParamSpec("spine_flex_rad", 0.0, 0.3, "spine flexion amplitude over the stride"),
@@ -276,6 +280,9 @@ class GaitParams:
                                for leg in LEGS})  # fmt: skip
             else:
                 values[name] = _number(value, name, where)
+        for spec in SCHEMA:
+            if spec.default is not None and not spec.per_leg:
+                values.setdefault(spec.name, spec.default)
         band = doc["speed_band_mps"]
         if not (isinstance(band, list) and len(band) == 2):
             raise GaitError(f"{where}: speed_band_mps must be [min, max], got {band!r}")

@@ -118,6 +118,15 @@ def test_save_and_load_keep_values_and_provenance(tmp_path) -> None:
     assert "schema_version = 1" in path.read_text()
 
 
+def test_a_gait_file_without_a_later_parameter_gets_its_default(tmp_path) -> None:
+    text = GaitParams.load("rotary-gallop").to_toml()
+    assert "steer_fp_per_s = 5.0" in text
+    path = tmp_path / "old.toml"
+    path.write_text(text.replace("steer_fp_per_s = 5.0\n", ""))
+    assert GaitParams.load(path)["steer_fp_per_s"] == 0.0  # steering by foot placement off
+    assert "steer_fp_per_s = 0.0" in GaitParams.load(path).to_toml()
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [

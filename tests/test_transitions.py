@@ -25,9 +25,9 @@ RAMP_DOWN = ("auto", "0:5.0,6:5.0,26:0.5", 28.0)
 AUTO_ORDER = ["walk", "trot", "canter", "transverse-gallop"]
 TURN_RATE_DPS, TURN_SPEED, TURN_SEEDS = 30.0, 2.0, range(5)
 # gaits at their nominal speed [m/s] (walk and trot: tests/test_locomotion.py)
-NOMINAL = {"pace": 1.5, "canter": 3.0, "transverse-gallop": 4.5}
+NOMINAL = {"pace": 1.5, "canter": 3.0, "transverse-gallop": 4.5, "rotary-gallop": 5.0}
 # real dogs' duty factors (the walk's and the trot's: tests/test_locomotion.py)
-DUTY_RANGE = {"transverse-gallop": (0.15, 0.4)}
+DUTY_RANGE = {"transverse-gallop": (0.15, 0.4), "rotary-gallop": (0.15, 0.4)}
 
 
 def _ramp_window(profile: str) -> tuple[float, float]:
@@ -95,6 +95,13 @@ def test_gait_at_its_nominal_speed_keeps_its_speed_and_footfalls(runs: dict, gai
             assert measured is not None, (seed, s["phase_offset"])
             assert abs((measured - phase + 0.5) % 1.0 - 0.5) < 0.12, (seed, foot, s)
         assert footfall_pattern(s["phase_offset"]) == PATTERN_OF_GAIT[gait], (seed, s)
+
+
+@pytest.mark.parametrize("gait", sorted(NOMINAL))
+def test_gait_at_its_nominal_speed_keeps_its_heading(runs: dict, gait: str) -> None:
+    for seed in range(5):
+        s = runs["gaits"][(gait, seed)]
+        assert s["heading_error_deg"] < 10.0, (seed, s["heading_error_deg"])
 
 
 @pytest.mark.parametrize("gait", sorted(DUTY_RANGE))
