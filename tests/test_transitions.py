@@ -123,12 +123,7 @@ def test_speed_ramp_changes_gait_in_order_without_falling(runs: dict, job: tuple
     assert used == order, summary["gaits_used"]
 
 
-RAMP_UP_SLOW = ("ramp to 5 m/s: the gallop holds 4.1-4.6 m/s against 5.0 (its heading wanders "
-                "+-15 deg after the ramp; 4.68 m/s on a straight run at 5.0)")
-
-
-@pytest.mark.parametrize("job", [pytest.param(RAMP_UP, marks=pytest.mark.xfail(
-    strict=True, reason=RAMP_UP_SLOW)), RAMP_DOWN])  # fmt: skip
+@pytest.mark.parametrize("job", [RAMP_UP, RAMP_DOWN])
 def test_speed_ramp_ends_at_the_commanded_speed(runs: dict, job: tuple) -> None:
     _, speed_after, commanded = runs["ramps"][job]
     assert abs(speed_after - commanded) < 0.5, (speed_after, commanded)
