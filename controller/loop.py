@@ -212,6 +212,7 @@ class Controller:
         q_desired = quat_from_pitch_yaw(pitch_d, heading)
         R_desired = np.array(quat_rows(*q_desired.tolist()))
         frame_pitch = np.array([_pitch_of(R) for R in frame_rows])
+        yaw_err = [_wrap(heading - _yaw_of(R)) for R in frame_rows]  # per frame, [rad]
 
         # -------- foot targets (world), then leg-frame coordinates
         v_d = H[:2, :2] @ np.array([self.speed_now, 0.0])
@@ -222,8 +223,7 @@ class Controller:
         frame_v_d = (v_d, v_d)
         steer = turn_rate
         if p["steer_fp_per_s"]:  # steering by foot placement: turn back onto the heading
-            heading_err = 0.5 * (_wrap(heading - _yaw_of(frame_rows[FRONT]))
-                                 + _wrap(heading - _yaw_of(frame_rows[BACK])))  # fmt: skip
+            heading_err = 0.5 * (yaw_err[FRONT] + yaw_err[BACK])
             steer += min(max(p["steer_fp_per_s"] * heading_err, -MAX_STEER_RPS), MAX_STEER_RPS)
         if steer != 0.0:  # a body turning at the rate: its ends move sideways, +-w d
             half = 0.5 * float((frame_pos[FRONT, :2] - frame_pos[BACK, :2]) @ H[:2, 0])
@@ -325,12 +325,12 @@ class Controller:
             height_err = frame_pos_d[f, 2] - frame_pos[f, 2]
             F = frame_force(height_err, frame_vel[f, 2], push, self.frame_weight[f],
                             p["kp_height_N_per_m"], p["kd_height_Ns_per_m"])  # fmt: skip
-            yaw_err = _wrap(heading - _yaw_of(frame_rows[f]))
             # damping acts on the yaw rate's error against the commanded turn rate
             yaw_rate_err = turn_rate - frame_w[f, 2]
-            yaw_torque = p["kp_yaw_Nm_per_rad"] * yaw_err + p["kd_yaw_Nms_per_rad"] * yaw_rate_err
+            yaw_torque = (p["kp_yaw_Nm_per_rad"] * yaw_err[f]
+                          + p["kd_yaw_Nms_per_rad"] * yaw_rate_err)  # fmt: skip
             if turn_rate != 0.0:  # a turn meets a steady yaw resistance: integral action
-                y_int = min(max(self._yaw_int[f] + yaw_err * dt, -YAW_INT_MAX), YAW_INT_MAX)
+                y_int = min(max(self._yaw_int[f] + yaw_err[f] * dt, -YAW_INT_MAX), YAW_INT_MAX)
                 self._yaw_int[f] = y_int
                 yaw_torque += p["kp_yaw_Nm_per_rad"] * y_int / YAW_INT_TIME_S
             lever = foot[legs_f, :2] - frame_pos[f, :2]
