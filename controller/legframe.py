@@ -26,12 +26,20 @@ def yaw_forces(yaw_torque: float, lever_xy: np.ndarray, stance: np.ndarray) -> n
     """Horizontal forces (k, 3) [N] at the stance feet that turn their frame by `yaw_torque`
     [N*m] about the vertical: f_i = tau z x r_i / sum |r_i|^2 (r_i: frame to foot)."""
     out = np.zeros((len(stance), 3))
-    r = lever_xy[stance]
-    denom = float(np.sum(r * r))
+    # float math: a frame has two feet, and numpy's per-call cost dwarfs the arithmetic
+    legs = [k for k, on in enumerate(stance.tolist()) if on]
+    lever = lever_xy.tolist()
+    denom = 0.0
+    for k in legs:
+        x, y = lever[k]
+        denom += x * x
+        denom += y * y
     if denom < 1e-6:
         return out
-    out[stance, 0] = -yaw_torque * r[:, 1] / denom
-    out[stance, 1] = yaw_torque * r[:, 0] / denom
+    for k in legs:
+        x, y = lever[k]
+        out[k, 0] = -yaw_torque * y / denom
+        out[k, 1] = yaw_torque * x / denom
     return out
 
 

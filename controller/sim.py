@@ -269,7 +269,8 @@ class World:
 
     def clip_torques(self, tau: np.ndarray) -> np.ndarray:
         """Torques [N*m] clipped to each joint's limit (pybullet itself does not clip)."""
-        return np.asarray(tau).clip(self._neg_torque_limit, self.torque_limit)
+        # minimum(maximum()) is clip without ndarray.clip's Python-level wrapper (4 kHz)
+        return np.minimum(np.maximum(tau, self._neg_torque_limit), self.torque_limit)
 
     def apply(self, tau: np.ndarray) -> np.ndarray:
         """Drive every joint by torque; returns the torques actually applied.
