@@ -47,6 +47,9 @@ TRACKED_LINKS = ("chest", "head", "tail1", "LF_fore_toe", "RF_fore_toe", "LH_hin
                  "RH_hind_toe")  # fmt: skip
 MAX_BASE_SPEED = 30.0  # [m/s]: faster than any dog runs; beyond it the simulation blew up
 MAX_JOINT_SPEED = 200.0  # [rad/s]
+PLANE_HALF_M = 100.0  # plane.urdf's collision box reaches this far from the origin [m]
+GROUND_EXTENT_M = 10_000.0  # the flat ground, extended, reaches this far [m]
+GROUND_SLAB_HALF_M = 5.0  # half the thickness of the ground's boxes, as plane.urdf's [m]
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,7 @@ class World:
                                     deterministicOverlappingPairs=1)  # fmt: skip
         self.ground = c.loadURDF("plane.urdf", useFixedBase=True)
         c.changeDynamics(self.ground, -1, lateralFriction=friction)
+        self._extend_ground(friction)
         self.terrain: list[int] = []
         self._boxes: list[tuple[tuple[float, ...], tuple[float, ...]]] = []
         self.t = 0.0
@@ -116,6 +120,25 @@ class World:
         self._load_dog()
 
     # ---------------------------------------------------------------- building
+    def _extend_ground(self, friction: float) -> None:
+        """plane.urdf's collision is a box that ends 100 m from the origin, where a gallop
+        arrives in 20 s: four slabs around it carry the flat ground on to GROUND_EXTENT_M.
+        The ground under the start stays plane.urdf's own box, so runs inside it are
+        unchanged bit for bit."""
+        c, inner, outer = self.client, PLANE_HALF_M, GROUND_EXTENT_M
+        half_side = 0.5 * (outer - inner)  # a slab's half width beyond the inner square
+        slabs = [((inner + half_side, 0.0), (half_side, outer)),
+                 ((-inner - half_side, 0.0), (half_side, outer)),
+                 ((0.0, inner + half_side), (inner, half_side)),
+                 ((0.0, -inner - half_side), (inner, half_side))]  # fmt: skip
+        for (x, y), (hx, hy) in slabs:
+            half = (hx, hy, GROUND_SLAB_HALF_M)
+            col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=half)
+            vis = c.createVisualShape(pybullet.GEOM_BOX, halfExtents=half,
+                                      rgbaColor=[0.85, 0.85, 0.85, 1.0])  # fmt: skip
+            slab = c.createMultiBody(0.0, col, vis, basePosition=(x, y, -GROUND_SLAB_HALF_M))
+            c.changeDynamics(slab, -1, lateralFriction=friction)
+
     def _load_dog(self) -> None:
         c, sk = self.client, self.skeleton
         with tempfile.NamedTemporaryFile("w", suffix=".urdf", delete=False) as f:

@@ -117,3 +117,14 @@ def test_platforms_and_boxes_are_solid_ground() -> None:
         result = run_episode(world, StandController(world.skeleton, servo_dt=world.dt), 1.0)
         assert result.status == "ok"
         assert result.log["base_pos"][-1, 2] == pytest.approx(0.2 + world.stand_height, abs=0.02)
+
+
+def test_flat_ground_reaches_far_beyond_the_plane_urdf_box() -> None:
+    # plane.urdf's collision box ends at 100 m; a galloping dog gets there in about 20 s
+    with World() as world:
+        c = world.client
+        for x, y in [(3.0, 5.0), (99.9, 0.0), (150.0, 3.0), (-150.0, 0.0), (20.0, 180.0),
+                     (-30.0, -250.0), (5000.0, -3000.0)]:  # fmt: skip
+            hit = c.rayTest([x, y, 1.0], [x, y, -1.0])[0]
+            assert hit[0] >= 0, (x, y)  # something is there
+            assert abs(hit[3][2]) < 1e-6, (x, y, hit[3])  # and its top is at z = 0
