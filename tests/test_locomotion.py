@@ -19,6 +19,8 @@ pytestmark = pytest.mark.slow
 DURATION = 20.0
 SEEDS = range(5)
 NOMINAL = [("walk", 1.0), ("trot", 2.0)]
+# real dogs' duty factors: a walk keeps each foot down more than half the stride
+REAL_DUTY = {"walk": (0.5, 1.0), "trot": (0.3, 0.5)}
 EDGES = [("walk", 0.5), ("walk", 1.4), ("trot", 1.5), ("trot", 2.5)]
 
 
@@ -101,10 +103,23 @@ def test_walk_is_a_four_beat_lateral_sequence(runs: dict) -> None:
 @FRONT_DUTY_LOW
 @pytest.mark.parametrize(("gait", "speed"), NOMINAL)
 def test_measured_duty_factors_match_the_gait_graph(runs: dict, gait: str, speed: float) -> None:
-    s, _, _ = runs[(gait, speed, 0, False)]
     planned = GaitParams.load(gait).graph().duty_factor
-    measured = np.array([s["duty_factor"][f] for f in FEET])
-    assert np.all(np.abs(measured - planned) <= 0.1), (measured, planned)
+    for seed in SEEDS:
+        s, _, _ = runs[(gait, speed, seed, False)]
+        measured = np.array([s["duty_factor"][f] for f in FEET])
+        assert np.all(np.abs(measured - planned) <= 0.1), (seed, measured, planned)
+
+
+@pytest.mark.parametrize(("gait", "speed"), [
+    pytest.param("walk", 1.0, marks=known_gap(
+        "walk: every foot is down for less than half the stride (seed 0: 0.44-0.47)")),
+    ("trot", 2.0),
+])  # fmt: skip
+def test_duty_factors_are_those_of_real_dogs(runs: dict, gait: str, speed: float) -> None:
+    lo, hi = REAL_DUTY[gait]
+    for seed in SEEDS:
+        duty = runs[(gait, speed, seed, False)][0]["duty_factor"]
+        assert all(d is not None and lo < d <= hi for d in duty.values()), (seed, duty)
 
 
 def test_trot_survives_a_sideways_push(runs: dict) -> None:
