@@ -125,19 +125,25 @@ class World:
         arrives in 20 s: four slabs around it carry the flat ground on to GROUND_EXTENT_M.
         The ground under the start stays plane.urdf's own box, so runs inside it are
         unchanged bit for bit."""
-        c, inner, outer = self.client, PLANE_HALF_M, GROUND_EXTENT_M
+        inner, outer = PLANE_HALF_M, GROUND_EXTENT_M
         half_side = 0.5 * (outer - inner)  # a slab's half width beyond the inner square
         slabs = [((inner + half_side, 0.0), (half_side, outer)),
                  ((-inner - half_side, 0.0), (half_side, outer)),
                  ((0.0, inner + half_side), (inner, half_side)),
                  ((0.0, -inner - half_side), (inner, half_side))]  # fmt: skip
         for (x, y), (hx, hy) in slabs:
-            half = (hx, hy, GROUND_SLAB_HALF_M)
-            col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=half)
-            vis = c.createVisualShape(pybullet.GEOM_BOX, halfExtents=half,
-                                      rgbaColor=[0.85, 0.85, 0.85, 1.0])  # fmt: skip
-            slab = c.createMultiBody(0.0, col, vis, basePosition=(x, y, -GROUND_SLAB_HALF_M))
-            c.changeDynamics(slab, -1, lateralFriction=friction)
+            self._static_box((x, y, -GROUND_SLAB_HALF_M), (hx, hy, GROUND_SLAB_HALF_M),
+                             (0.85, 0.85, 0.85, 1.0), friction)  # fmt: skip
+
+    def _static_box(self, center: tuple[float, float, float],
+                    half_extents: tuple[float, float, float],
+                    rgba: tuple[float, float, float, float], friction: float) -> int:  # fmt: skip
+        c = self.client
+        col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=half_extents)
+        vis = c.createVisualShape(pybullet.GEOM_BOX, halfExtents=half_extents, rgbaColor=rgba)
+        body = c.createMultiBody(0.0, col, vis, basePosition=center)
+        c.changeDynamics(body, -1, lateralFriction=friction)
+        return body
 
     def _load_dog(self) -> None:
         c, sk = self.client, self.skeleton
@@ -211,12 +217,8 @@ class World:
         """A static box [m] (a step, a platform, an obstacle); returns its body id."""
         if any(not (h > 0) for h in half_extents):
             raise SimError(f"box half extents must be positive, got {half_extents}")
-        c = self.client
-        col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=half_extents)
-        vis = c.createVisualShape(pybullet.GEOM_BOX, halfExtents=half_extents,
-                                  rgbaColor=[0.55, 0.5, 0.45, 1.0])  # fmt: skip
-        body = c.createMultiBody(0.0, col, vis, basePosition=center)
-        c.changeDynamics(body, -1, lateralFriction=self.friction if friction is None else friction)
+        body = self._static_box(center, half_extents, (0.55, 0.5, 0.45, 1.0),
+                                self.friction if friction is None else friction)  # fmt: skip
         self.terrain.append(body)
         self._boxes.append((tuple(center), tuple(half_extents)))
         return body
