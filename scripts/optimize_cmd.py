@@ -20,6 +20,7 @@ HIDDEN_OBJECTIVES = ("sim", "sphere")
 
 
 VIDEO_S = 10.0  # [s] length of the video of the best gait
+EPISODE_S = 10.0  # [s] default length of one evaluation
 
 
 def add_parser(subparsers: Any) -> None:
@@ -53,6 +54,11 @@ def add_parser(subparsers: Any) -> None:
         default=1,
         help="simulations per candidate, score = mean (default 1)",
     )
+    p.add_argument("--speed", type=float, default=None, metavar="V",
+                   help="commanded speed of each evaluation [m/s] (default: the middle of the "
+                        "gait's speed band)")  # fmt: skip
+    p.add_argument("--episode-s", type=float, default=EPISODE_S, metavar="S",
+                   help=f"simulated length of each evaluation [s] (default {EPISODE_S:g})")
     p.add_argument("--pushes", action="store_true", help="random pushes during evaluation")
     p.add_argument("--ipop", type=int, default=0, help="IPOP restarts (default 0)")
     p.add_argument("--timeout", type=float, default=300.0, help="per evaluation [s] (300)")
@@ -95,7 +101,12 @@ def _problem(args: argparse.Namespace):  # noqa: ANN202
     x0 = np.clip(np.asarray(template.to_unit(), dtype=float), 0.0, 1.0)
     from optimize import sim_eval  # provided by the simulator side
 
-    config = {"gait": args.gait, "template": template,
+    low, high = template.speed_band_mps
+    if args.speed is not None and not low <= args.speed <= high:
+        raise OptimizeError(f"--speed {args.speed:g} m/s is outside the {template.gait} band "
+                            f"{low:g}-{high:g} m/s")  # fmt: skip
+    config = {"gait": args.gait, "template": template, "duration_s": args.episode_s,
+              "speed_mps": args.speed,
               "reference": str(args.reference) if args.reference else None}  # fmt: skip
     fn = functools.partial(sim_eval.evaluate, config=config)
 
@@ -112,12 +123,26 @@ def _problem(args: argparse.Namespace):  # noqa: ANN202
             from controller.simulate import simulate
 
             video = path.with_suffix(".mp4")
-            simulate(best, sum(best.speed_band_mps) / 2, VIDEO_S, seed=args.seed, record=video)
+            speed = args.speed if args.speed is not None else sum(best.speed_band_mps) / 2
+            simulate(best, speed, VIDEO_S, seed=args.seed, record=video)
             print(f"video of the best gait: {video}")
         return path
 
     return fn, {"gait": args.gait, "dim": len(names), "free_names": names,
                 "x0": tuple(x0)}, finish  # fmt: skip
+
+
+def _check_same_episodes(run_dir: Path, meta: dict[str, Any]) -> None:
+    """A resumed run must score its candidates as before: same speed and episode length."""
+    from optimize.cmaes import load_checkpoint
+
+    saved = load_checkpoint(run_dir)["config"].get("meta", {})
+    for key, flag in (("speed_mps", "--speed"), ("episode_s", "--episode-s")):
+        if key in saved and saved[key] != meta[key]:
+            was, now = (f"{flag} {v}" if v is not None else f"no {flag}"
+                        for v in (saved[key], meta[key]))  # fmt: skip
+            raise OptimizeError(f"{run_dir} was run with {was}, not {now}: resume with the same "
+                                f"{flag}")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -128,14 +153,18 @@ def run(args: argparse.Namespace) -> int:
 
     if args.evals < 1:
         raise OptimizeError(f"--evals must be >= 1, got {args.evals}")
+    if not args.episode_s > 0:
+        raise OptimizeError(f"--episode-s must be positive, got {args.episode_s}")
     fn, problem, finish = _problem(args)
     config = RunConfig(
         **problem, popsize=args.popsize, sigma0=args.sigma, seed=args.seed,
         max_evals=args.evals, seeds_per_candidate=args.seeds_per_candidate,
         pushes=args.pushes, ipop_restarts=args.ipop, timeout_s=args.timeout,
         meta={"reference": str(args.reference) if args.reference else None,
-              "objective": args.objective},
+              "objective": args.objective, "speed_mps": args.speed, "episode_s": args.episode_s},
     )  # fmt: skip
+    if args.resume:
+        _check_same_episodes(args.out, config.meta)
     executor = make_executor(args.executor, args.workers)
     try:
         if args.resume:

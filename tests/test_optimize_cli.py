@@ -121,12 +121,21 @@ def test_real_gait_run_writes_the_best_gait_and_its_video(tmp_path: Path, capsys
     from gaits.params import GaitParams
 
     out = tmp_path / "run"
-    a = _parse(["optimize", "--gait", "trot", "--free", "period_s,swing_height_m", "--popsize", "2",
-                "--evals", "2", "--executor", "serial", "--out", str(out), "--quiet",
-                "--video"])  # fmt: skip
+    argv = ["optimize", "--gait", "trot", "--free", "period_s,swing_height_m", "--popsize", "2",
+            "--executor", "serial", "--out", str(out), "--quiet", "--speed", "1.8"]
+    a = _parse([*argv, "--evals", "2", "--episode-s", "3", "--video"])
     assert a.func(a) == 0
     best = GaitParams.load(out / "best_trot.toml")
     assert best.provenance["source"] == "optimizer" and best.provenance["evaluations"] == 2
+    assert load_checkpoint(out)["config"]["meta"]["episode_s"] == 3.0
+    # a resumed run scores its candidates as before, or not at all
+    for changed in (["--episode-s", "4"], ["--speed", "2.0"], []):
+        a = _parse([*argv[:-2], *changed, "--evals", "4", "--resume"])
+        with pytest.raises(OptimizeError, match="resume with the same"):
+            a.func(a)
+    a = _parse([*argv[:-2], "--speed", "9", "--out", str(tmp_path / "fast")])
+    with pytest.raises(OptimizeError, match="outside the trot band 1-2.5 m/s"):
+        a.func(a)
     with imageio.get_reader(out / "best_trot.mp4") as video:
         frames = sum(1 for _ in video)
     assert frames >= 0.95 * optimize_cmd.VIDEO_S * 30
