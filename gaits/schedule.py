@@ -2,8 +2,8 @@
 
 Blending keeps every leg's phase continuous: the swing starts of two gaits are blended on
 the circle, and each gait of the chain is first shifted as a whole (a gait shifted in phase
-is the same gait) to sit nearest the one before it, so that no leg is carried half a
-stride as the speed crosses an overlap. Walk -> trot, for example: the fore feet move a
+is the same gait: its swing starts and its spine flexion move together) to sit nearest the
+one before it, so that no leg is carried half a stride as the speed crosses an overlap. Walk -> trot, for example: the fore feet move a
 quarter stride later against the hind ones, and nothing else changes in the graph.
 """
 
@@ -25,10 +25,13 @@ AUTO_BANDS: dict[str, tuple[float, float]] = {
     "canter": (2.0, 3.5),
     "transverse-gallop": (3.5, 5.5),
 }
-# Bands that only touch (canter 2-3.5, gallop 3.5-5.5) are blended over this width around
-# the speed where they meet, so that no leg's phase jumps there either [m/s].
+# Bands that only touch (canter 2-3.5, gallop 3.5-5.5) are blended over this width just
+# below the speed where they meet, so that no leg's phase jumps there either and the faster
+# gait is whole from the start of its band: a gait is weakest at its top speed [m/s].
 MIN_BLEND_MPS = 0.3
 START_KEYS = tuple(f"swing_start_phase.{leg}" for leg in LEGS)
+# every parameter that is a phase of the stride: a phase shift moves them all together
+PHASE_KEYS = (*START_KEYS, "spine_flex_phase")
 PHASE_SHIFTS = np.linspace(0.0, 1.0, 40, endpoint=False)
 
 
@@ -82,11 +85,10 @@ class GaitSchedule:
         for k in range(len(self.gaits) - 1):
             overlap_lo, overlap_hi = self.bands[k + 1][0], self.bands[k][1]
             if overlap_hi - overlap_lo < MIN_BLEND_MPS:
-                middle = 0.5 * (overlap_lo + overlap_hi)
-                overlap_lo, overlap_hi = middle - MIN_BLEND_MPS / 2, middle + MIN_BLEND_MPS / 2
+                overlap_lo = overlap_hi - MIN_BLEND_MPS
             if v < overlap_lo:
                 return Blend(self.gaits[k], self.names[k], k)
-            if v <= overlap_hi:
+            if v < overlap_hi:
                 w = (v - overlap_lo) / (overlap_hi - overlap_lo)
                 k_dom = k + 1 if w >= 0.5 else k
                 return Blend(blend(self.gaits[k], self.gaits[k + 1], w), self.names[k_dom], k_dom)
@@ -94,11 +96,11 @@ class GaitSchedule:
 
 
 def blend(a: GaitParams, b: GaitParams, w: float) -> GaitParams:
-    """(1 - w) a + w b for every parameter; swing starts on the circle (shortest way)."""
+    """(1 - w) a + w b for every parameter; phases on the circle (shortest way)."""
     values = {}
     for key, va in a.values.items():
         vb = b.values[key]
-        if key in START_KEYS:
+        if key in PHASE_KEYS:
             d = (vb - va + 0.5) % 1.0 - 0.5
             values[key] = _wrap_phase(va + w * d)
         else:
@@ -122,7 +124,7 @@ def _phase_shifted(g: GaitParams, shift: float) -> GaitParams:
     if shift == 0.0:
         return g
     values = dict(g.values)
-    for key in START_KEYS:
+    for key in PHASE_KEYS:
         values[key] = _wrap_phase(values[key] + shift)
     return replace(g, values=values)
 

@@ -13,7 +13,7 @@ from controller.drive import gaits_used
 from controller.episode import turn_radius
 from controller.profile import Profile, ProfileError
 from gaits.params import GaitParams, preset_names
-from gaits.schedule import MIN_BLEND_MPS, START_KEYS, GaitSchedule, blend
+from gaits.schedule import MIN_BLEND_MPS, PHASE_KEYS, START_KEYS, GaitSchedule, blend
 
 
 def test_profile_is_linear_between_knots_and_constant_outside() -> None:
@@ -68,10 +68,10 @@ def test_every_leg_phase_moves_continuously_across_the_overlaps() -> None:
     schedule = GaitSchedule.auto()
     top = schedule.speed_range[1]
     speeds = np.r_[np.arange(0.0, top + 1e-9, 0.005), 1.2 + np.arange(0.0, 0.1, 1e-4),
-                   3.4 + np.arange(0.0, 0.2, 1e-4)]  # fmt: skip
+                   3.15 + np.arange(0.0, 0.4, 1e-4)]  # fmt: skip
     speeds.sort()
-    starts = np.array([_starts(schedule.at(v).params) for v in speeds])
-    steps = _circular(starts[1:], starts[:-1])
+    phases = np.array([[schedule.at(v).params.values[k] for k in PHASE_KEYS] for v in speeds])
+    steps = _circular(phases[1:], phases[:-1])
     assert steps.max() < 0.01  # no leg jumps between stance and swing as the speed changes
     # between the overlaps each gait is its preset, shifted as a whole at most
     for k, name in enumerate(schedule.names):
@@ -83,16 +83,33 @@ def test_every_leg_phase_moves_continuously_across_the_overlaps() -> None:
         assert np.allclose(_circular(arrived, arrived[0]), 0.0), name
 
 
-def test_touching_bands_are_blended_around_the_speed_where_they_meet() -> None:
+def test_touching_bands_are_blended_just_below_the_speed_where_they_meet() -> None:
     a, b = GaitParams.load("trot"), GaitParams.load("walk")
     b = replace(b, gait="fast", speed_band_mps=(2.5, 4.0))
     schedule = GaitSchedule([a, b], [(1.0, 2.5), (2.5, 4.0)])
-    half = MIN_BLEND_MPS / 2
-    assert schedule.at(2.5 - half - 0.01).params is schedule.gaits[0]
-    assert schedule.at(2.5 + half + 0.01).params is schedule.gaits[1]
-    mid = schedule.at(2.5).params
+    assert schedule.at(2.5 - MIN_BLEND_MPS - 0.01).params is schedule.gaits[0]
+    assert schedule.at(2.5).params is schedule.gaits[1]  # whole from the start of its band
+    mid = schedule.at(2.5 - MIN_BLEND_MPS / 2).params
     periods = a.values["period_s"], b.values["period_s"]
     assert mid.values["period_s"] == pytest.approx(0.5 * sum(periods))
+
+
+def test_a_phase_shift_moves_the_spine_flexion_with_the_feet() -> None:
+    # a gait shifted as a whole is the same gait only if its spine flexes at the same moment
+    # of its stride: the gallop entered from the canter once flexed a tenth of a stride late
+    schedule = GaitSchedule.auto()
+    for shifted in schedule.gaits:
+        preset = GaitParams.load(shifted.gait)
+        shift = (_starts(shifted) - _starts(preset)) % 1.0
+        flex = (shifted.values["spine_flex_phase"] - preset.values["spine_flex_phase"]) % 1.0
+        assert _circular(np.array(flex), np.array(shift[0])) < 1e-3, shifted.gait
+    canter, gallop = schedule.gaits[-2:]
+    assert gallop.values["spine_flex_phase"] != GaitParams.load(gallop.gait).values[
+        "spine_flex_phase"]  # the gallop is shifted, so this test does test the shift
+    # blended on the circle, the shortest way (0.9 and 0.1 meet at 0, not at 0.5)
+    a = replace(canter, values={**canter.values, "spine_flex_phase": 0.9})
+    b = replace(gallop, values={**gallop.values, "spine_flex_phase": 0.1})
+    assert _circular(np.array(blend(a, b, 0.5).values["spine_flex_phase"]), np.array(0.0)) < 1e-9
 
 
 def test_blend_ends_are_the_gaits_themselves() -> None:
