@@ -3,8 +3,9 @@
 Blending keeps every leg's phase continuous: the swing starts of two gaits are blended on
 the circle, and each gait of the chain is first shifted as a whole (a gait shifted in phase
 is the same gait: its swing starts and its spine flexion move together) to sit nearest the
-one before it, so that no leg is carried half a stride as the speed crosses an overlap. Walk -> trot, for example: the fore feet move a
-quarter stride later against the hind ones, and nothing else changes in the graph.
+one before it, so that no leg is carried half a stride as the speed crosses an overlap.
+Walk -> trot, for example: the fore feet move a quarter stride later against the hind ones,
+and nothing else changes in the graph.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Acceptance of the walk and the trot: 20 s on flat ground from standing (slow).
 
-All runs are simulated once, two at a time, and shared by the tests below.
+All runs are simulated once, one per core (tests/sim_slots.py), and shared by the tests below.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pytest
+from sim_slots import SLOTS, one_per_core
 
 from controller.sim import Push
 from controller.simulate import simulate
@@ -36,6 +37,7 @@ FRONT_DUTY_LOW = known_gap("the fore feet spend less time on the ground than the
 PUSH = Push(start=10.0, force=(0.0, 200.0, 0.0), duration=0.1, link="chest")
 
 
+@one_per_core
 def _run(job: tuple) -> tuple:
     gait, speed, seed, pushed = job
     result, summary = simulate(gait, speed, DURATION, seed=seed, log_hz=100.0,
@@ -48,7 +50,7 @@ def runs() -> dict:
     jobs = [(g, v, s, False) for g, v in NOMINAL for s in SEEDS]
     jobs += [(g, v, 0, False) for g, v in EDGES]
     jobs += [("trot", 2.0, 0, True)]
-    with ProcessPoolExecutor(max_workers=2) as pool:
+    with ProcessPoolExecutor(max_workers=SLOTS) as pool:
         return {job: (summary, t, c) for job, summary, t, c in pool.map(_run, jobs)}
 
 

@@ -1,7 +1,7 @@
 """Gait changes with speed, and turning, in whole runs (slow).
 
-All runs are simulated once, two at a time, and shared by the tests below; the turn is
-simulated one seed at a time, as its test asks for them.
+All runs are simulated once, one per core (tests/sim_slots.py), and shared by the tests
+below; the turn is simulated one seed at a time, as its test asks for them.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pytest
+from sim_slots import SLOTS, one_per_core
 
 from controller.episode import forward_speed
 from controller.kinematics import yaw_of
@@ -39,6 +40,7 @@ def _ramp_window(profile: str) -> tuple[float, float]:
     return speed.times[end - 1], speed.times[end]
 
 
+@one_per_core
 def _ramp(job: tuple) -> tuple:
     gait, profile, duration = job
     speed = Profile.parse(profile)
@@ -48,6 +50,7 @@ def _ramp(job: tuple) -> tuple:
 
 
 @functools.cache
+@one_per_core
 def _turn(seed: int) -> tuple:
     """One seed of the turn, simulated when a test first asks for it: the turn test stops at
     its first failing seed, so a seed that falls spares the simulation of the others."""
@@ -59,6 +62,7 @@ def _turn(seed: int) -> tuple:
     return summary, float(err[log["t"] >= 2.0].max()) if len(err) else math.inf
 
 
+@one_per_core
 def _gait(job: tuple) -> tuple:
     gait, seed = job
     _, summary = simulate(gait, NOMINAL[gait], 20.0, seed=seed, log_hz=50.0)
@@ -68,7 +72,7 @@ def _gait(job: tuple) -> tuple:
 @pytest.fixture(scope="module")
 def runs() -> dict:
     gait_jobs = [(g, s) for g in NOMINAL for s in range(5)]
-    with ProcessPoolExecutor(max_workers=2) as pool:
+    with ProcessPoolExecutor(max_workers=SLOTS) as pool:
         # all jobs at once, the longest first, so that neither worker idles at the end
         ramps = pool.map(_ramp, [RAMP_UP, RAMP_DOWN])
         gaits = pool.map(_gait, gait_jobs)
