@@ -2,8 +2,9 @@
 
 The two slow modules run at once on pytest-xdist's workers, each with its own process pool:
 without a session-wide limit they ran four simulations on two cores, and every simulated
-second cost about 13% more CPU (1.19 s against 1.05 s alone). A simulation here first takes
-one of `SLOTS` lock files (flock: released by the OS even if the process dies).
+second cost about 13% more CPU (about 1.19 s against 1.05 s, from the whole suite's CPU
+time). A simulation here first takes one of `SLOTS` lock files (flock: released by the OS
+even if the process dies).
 """
 
 from __future__ import annotations
