@@ -5,7 +5,11 @@ the circle, and each gait of the chain is first shifted as a whole (a gait shift
 is the same gait: its swing starts and its spine flexion move together) to sit nearest the
 one before it, so that no leg is carried half a stride as the speed crosses an overlap.
 Walk -> trot, for example: the fore feet move a quarter stride later against the hind ones,
-and nothing else changes in the graph.
+and nothing else changes in the graph. A gait also keeps the lead of the one before it: a
+canter or gallop mirrored left for right is the same gait on the other lead, and the
+mirror is taken when it sits nearer. Otherwise a right-lead canter blending into a
+left-lead gallop swaps its leads half way, passing through a bound with its fore feet
+together and a long flight.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import numpy as np
 
 from gaits.errors import GaitError
 from gaits.graph import LEGS
-from gaits.params import GaitParams, preset_names
+from gaits.params import MIRROR, GaitParams, preset_names
 
 # The speed bands of the automatic gait choice [m/s], slowest gait first.
 AUTO_BANDS: dict[str, tuple[float, float]] = {
@@ -60,7 +64,8 @@ class GaitSchedule:
         self.bands = tuple((float(lo), float(hi)) for lo, hi in bands)
         shifted = [gaits[0]]
         for g in gaits[1:]:
-            shifted.append(_phase_shifted(g, _nearest_shift(shifted[-1], g)))
+            leads = [_phase_shifted(h, _nearest_shift(shifted[-1], h)) for h in (g, _mirrored(g))]
+            shifted.append(min(leads, key=lambda h: _start_distance(shifted[-1], h)))
         self.gaits = tuple(shifted)
 
     @classmethod
@@ -119,6 +124,25 @@ def _nearest_shift(a: GaitParams, b: GaitParams) -> float:
     sb = np.array([b.values[k] for k in START_KEYS])
     d = (sb[None, :] + PHASE_SHIFTS[:, None] - sa[None, :] + 0.5) % 1.0 - 0.5
     return float(PHASE_SHIFTS[int(np.argmin(np.sum(d * d, axis=1)))])
+
+
+def _start_distance(a: GaitParams, b: GaitParams) -> float:
+    """Sum of squared distances (on the circle) between the swing starts of a and b."""
+    sa = np.array([a.values[k] for k in START_KEYS])
+    sb = np.array([b.values[k] for k in START_KEYS])
+    d = (sb - sa + 0.5) % 1.0 - 0.5
+    return float(np.sum(d * d))
+
+
+def _mirrored(g: GaitParams) -> GaitParams:
+    """g mirrored left for right: every per-leg value moves to the leg on the other side."""
+    other = {**MIRROR, **{left: right for right, left in MIRROR.items()}}
+
+    def mirror(key: str) -> str:
+        name, _, leg = key.partition(".")
+        return f"{name}.{other[leg]}" if leg else key
+
+    return replace(g, values={key: g.values[mirror(key)] for key in g.values})
 
 
 def _phase_shifted(g: GaitParams, shift: float) -> GaitParams:
