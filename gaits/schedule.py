@@ -118,19 +118,19 @@ def blend(a: GaitParams, b: GaitParams, w: float) -> GaitParams:
                    symmetric=a.symmetric and b.symmetric, free=None, provenance=source)  # fmt: skip
 
 
+def _starts(g: GaitParams) -> np.ndarray:
+    return np.array([g.values[k] for k in START_KEYS])
+
+
 def _nearest_shift(a: GaitParams, b: GaitParams) -> float:
     """The global phase shift of b that brings its swing starts nearest a's (on the circle)."""
-    sa = np.array([a.values[k] for k in START_KEYS])
-    sb = np.array([b.values[k] for k in START_KEYS])
-    d = (sb[None, :] + PHASE_SHIFTS[:, None] - sa[None, :] + 0.5) % 1.0 - 0.5
+    d = (_starts(b)[None, :] + PHASE_SHIFTS[:, None] - _starts(a)[None, :] + 0.5) % 1.0 - 0.5
     return float(PHASE_SHIFTS[int(np.argmin(np.sum(d * d, axis=1)))])
 
 
 def _start_distance(a: GaitParams, b: GaitParams) -> float:
     """Sum of squared distances (on the circle) between the swing starts of a and b."""
-    sa = np.array([a.values[k] for k in START_KEYS])
-    sb = np.array([b.values[k] for k in START_KEYS])
-    d = (sb - sa + 0.5) % 1.0 - 0.5
+    d = (_starts(b) - _starts(a) + 0.5) % 1.0 - 0.5
     return float(np.sum(d * d))
 
 
