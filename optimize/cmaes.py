@@ -315,7 +315,7 @@ def run(
     if (rd / CHECKPOINT).exists():
         old = RunConfig.from_dict(load_checkpoint(rd)["config"])
         if old.identity() != config.identity():
-            raise _mismatch(rd, old, config)
+            raise _mismatch(rd, _differences(old, config))
         raise RunDirError(
             f"{rd} already holds a run of gait {old.gait!r} (dimension {old.dim}); "
             f"resume it (--resume) or choose another --out"
@@ -342,7 +342,9 @@ def run(
     return _loop(fn, config, rd, es, state, executor, quiet, callback)
 
 
-def _mismatch(rd: Path, old: RunConfig, new: RunConfig) -> RunDirError:
+def _differences(old: RunConfig, new: RunConfig) -> list[str]:
+    """What makes `new` another run than `old`: gait, dimension, free parameters, and any
+    meta entry both record (how candidates are scored: reference, speed, episode length)."""
     diff = []
     if old.gait != new.gait:
         diff.append(f"gait {old.gait!r} vs requested {new.gait!r}")
@@ -350,7 +352,15 @@ def _mismatch(rd: Path, old: RunConfig, new: RunConfig) -> RunDirError:
         diff.append(f"dimension {old.dim} vs requested {new.dim}")
     if old.free_names != new.free_names:
         diff.append(f"free parameters {list(old.free_names)} vs requested {list(new.free_names)}")
-    return RunDirError(f"{rd} holds a different run: " + "; ".join(diff))
+    for key in sorted(old.meta.keys() & new.meta.keys()):
+        if old.meta[key] != new.meta[key]:
+            diff.append(f"{key} {old.meta[key]!r} vs requested {new.meta[key]!r}")
+    return diff
+
+
+def _mismatch(rd: Path, diff: list[str]) -> RunDirError:
+    return RunDirError(f"{rd} holds a different run: " + "; ".join(diff)
+                       + " (resume with the same settings, or choose another --out)")
 
 
 def resume(
@@ -365,14 +375,16 @@ def resume(
 ) -> RunResult:
     """Continue the run in ``run_dir`` exactly where its last complete generation ended.
 
-    expect: the run the caller means (RunDirError if gait, dimension or free names differ).
+    expect: the run the caller means (RunDirError if gait, dimension, free names or a meta
+    entry both configs record differ).
     max_evals: a new budget (default: the saved one).
     """
     rd = Path(run_dir)
     state = load_checkpoint(rd)
     config = RunConfig.from_dict(state["config"])
-    if expect is not None and expect.identity() != config.identity():
-        raise _mismatch(rd, config, expect)
+    diff = _differences(config, expect) if expect is not None else []
+    if diff:
+        raise _mismatch(rd, diff)
     if max_evals is not None:
         config.max_evals = int(max_evals)
         state["config"] = asdict(config)

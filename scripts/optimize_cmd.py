@@ -132,19 +132,6 @@ def _problem(args: argparse.Namespace):  # noqa: ANN202
                 "x0": tuple(x0)}, finish  # fmt: skip
 
 
-def _check_same_episodes(run_dir: Path, meta: dict[str, Any]) -> None:
-    """A resumed run must score its candidates as before: same speed and episode length."""
-    from optimize.cmaes import load_checkpoint
-
-    saved = load_checkpoint(run_dir)["config"].get("meta", {})
-    for key, flag in (("speed_mps", "--speed"), ("episode_s", "--episode-s")):
-        if key in saved and saved[key] != meta[key]:
-            was, now = (f"{flag} {v}" if v is not None else f"no {flag}"
-                        for v in (saved[key], meta[key]))  # fmt: skip
-            raise OptimizeError(f"{run_dir} was run with {was}, not {now}: resume with the same "
-                                f"{flag}")  # fmt: skip
-
-
 def run(args: argparse.Namespace) -> int:
     """Run or resume an optimization; prints the best score and where the results are."""
     from optimize.cmaes import RunConfig, resume
@@ -163,8 +150,6 @@ def run(args: argparse.Namespace) -> int:
         meta={"reference": str(args.reference) if args.reference else None,
               "objective": args.objective, "speed_mps": args.speed, "episode_s": args.episode_s},
     )  # fmt: skip
-    if args.resume:
-        _check_same_episodes(args.out, config.meta)
     executor = make_executor(args.executor, args.workers)
     try:
         if args.resume:

@@ -124,10 +124,10 @@ def test_gait_duty_factors_are_those_of_real_dogs(runs: dict, gait: str) -> None
                                             (RAMP_DOWN, AUTO_ORDER[::-1])])  # fmt: skip
 def test_speed_ramp_changes_gait_in_order_without_falling(runs: dict, job: tuple,
                                                           order: list[str]) -> None:  # fmt: skip
+    ramp_start = _ramp_window(job[1])[0]
     for seed in RAMP_SEEDS:
         summary, _, _ = runs["ramps"][(*job, seed)]
         assert not summary["fell"], f"seed {seed} fell at {summary['fall_time_s']} s"
-        ramp_start = _ramp_window(job[1])[0]
         used = [u["gait"] for u in summary["gaits_used"] if u["to_s"] > ramp_start]
         assert used == order, (seed, summary["gaits_used"])
 
