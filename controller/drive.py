@@ -52,7 +52,7 @@ class Driver:
                 else self.controller.params.gait)  # fmt: skip
         return f"{name}  {self.controller.speed_now:.1f} m/s  t = {state.t:.1f} s"
 
-    def log_fields(self, state: DogState) -> dict[str, float]:
+    def log_fields(self, state: DogState) -> dict[str, float | np.ndarray]:
         out = self.controller.log_fields(state)
         if self.schedule is not None:
             out["gait_index"] = float(self.gait_index)

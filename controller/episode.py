@@ -41,7 +41,7 @@ class RunLog:
     extra: dict[str, list] = field(default_factory=dict)
 
     def add(self, state: DogState, tau: np.ndarray, markers: np.ndarray,
-            extra: dict[str, float] | None = None) -> None:  # fmt: skip
+            extra: dict[str, float | np.ndarray] | None = None) -> None:  # fmt: skip
         self.t.append(state.t)
         self.base_pos.append(state.base_pos)
         self.base_quat.append(state.base_quat)
@@ -86,7 +86,7 @@ def run_episode(
     log_hz: float = 200.0,
     recorder: VideoRecorder | None = None,
     progress: Callable[[float], None] | None = None,
-    extra_log: Callable[[DogState], dict[str, float]] | None = None,
+    extra_log: Callable[[DogState], dict[str, float | np.ndarray]] | None = None,
     caption: Callable[[DogState], str] | None = None,
 ) -> RunResult:
     """Step `world` under `controller` for `duration_s` [s] of simulated time.

@@ -109,6 +109,7 @@ class Controller:
         self.speed_now = 0.0
         self.heading_now: float | None = None
         self.stance = np.ones(4, dtype=bool)
+        self.planned_swing = np.zeros(4, dtype=bool)
         self.support = np.ones(4, dtype=bool)
         self.liftoff = np.zeros((4, 2))
         self.anchor = np.zeros((4, 2))
@@ -168,6 +169,7 @@ class Controller:
         swing_p = graph.swing_progress(self.phase)
         stance_p = graph.stance_progress(self.phase)
         in_swing = swing_p >= 0.0
+        self.planned_swing = in_swing  # the gait graph's plan, before contacts amend it
         self._hold &= in_swing  # legs held down at the start join the gait after this swing
         # an early strike ends the swing for good (contacts flicker as a foot lands)
         self._early = (self._early | (state.foot_contact & (swing_p > EARLY_CONTACT))) & in_swing
@@ -366,13 +368,15 @@ class Controller:
         self.t += dt
         return ServoCommand(tau, q_target.copy(), qd_target.copy(), kp, kd)
 
-    def log_fields(self, state: DogState) -> dict[str, float]:
-        """What the run log records of the controller besides the state."""
+    def log_fields(self, state: DogState) -> dict[str, float | np.ndarray]:
+        """What the run log records of the controller besides the state; `planned_stance`
+        (4,) is the gait graph's stance of each foot at this step (before contacts amend it)."""
         return {
             "speed_cmd": self.speed_now,
             "heading_cmd": self.heading_now if self.heading_now is not None else 0.0,
             "chest_height": float(state.link_pos[CHEST, 2]),
             "gait_phase": self.phase,
+            "planned_stance": ~self.planned_swing,
         }
 
     # ------------------------------------------------------------------ helpers

@@ -65,6 +65,35 @@ def footfall_stats(t: np.ndarray, contact: np.ndarray, min_stance_s: float = 0.0
     return {"duty_factor": duty, "phase_offset": phase, "stride_period_s": round(period, 4)}
 
 
+def contact_by_phase(phase: np.ndarray, contact: np.ndarray, planned_stance: np.ndarray,
+                     bins: int = 40) -> dict:  # fmt: skip
+    """Where a run's contacts depart from its gait graph, stride by stride.
+
+    phase: (T,) gait phase [0, 1); contact, planned_stance: (T, 4) bool, feet LF, RF, LH,
+    RH. Returns "phase" (bins,) bin centres, "contact" and "planned" (bins, 4): the share of
+    samples in each phase bin with the foot in contact / planned in stance (NaN for an empty
+    bin), and per foot "stance_in_contact" (share of the planned stance spent on the ground:
+    late strikes and early lift-offs lower it) and "swing_in_contact" (share of the planned
+    swing spent on the ground: scuffs, early strikes, feet left down).
+    """
+    phase = np.asarray(phase, dtype=float) % 1.0
+    contact = np.asarray(contact, dtype=bool)
+    planned = np.asarray(planned_stance, dtype=bool)
+    which = np.minimum((phase * bins).astype(int), bins - 1)
+    count = np.bincount(which, minlength=bins).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_bin = {name: np.stack([np.bincount(which, weights=x[:, k], minlength=bins) / count
+                                   for k in range(4)], axis=1)
+                   for name, x in (("contact", contact), ("planned", planned))}  # fmt: skip
+    stance_in, swing_in = {}, {}
+    for k, foot in enumerate(FEET):
+        on, plan = contact[:, k], planned[:, k]
+        stance_in[foot] = round(float(on[plan].mean()), 4) if plan.any() else None
+        swing_in[foot] = round(float(on[~plan].mean()), 4) if (~plan).any() else None
+    return {"phase": (np.arange(bins) + 0.5) / bins, **per_bin,
+            "stance_in_contact": stance_in, "swing_in_contact": swing_in}
+
+
 def _period_steps(x: np.ndarray, lo: int, hi: int) -> int | None:
     """Lag of the first autocorrelation peak of the summed contact signals in [lo, hi]."""
     n = len(x)

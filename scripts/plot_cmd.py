@@ -1,4 +1,5 @@
-"""`quadsim plot`: pictures of a run log (gait diagram, speed, heights, torques)."""
+"""`quadsim plot`: pictures of a run log (gait diagram, foot contacts against the gait's
+phase, speed, heights, torques)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 
 from scripts.common import CliError, writable_path
 
-KINDS = ("gait-diagram", "speed", "height", "torques")
+KINDS = ("gait-diagram", "phase-contacts", "speed", "height", "torques")
 FEET = ("LF", "RF", "LH", "RH")
 
 
@@ -19,9 +20,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kind", choices=KINDS, default="gait-diagram")
     p.add_argument("--out", required=True, metavar="FIG.png")
     p.add_argument("--start", type=float, default=None, metavar="S",
-                   help="first time shown [s] (gait diagram default: the last 3 s)")  # fmt: skip
+                   help="first time shown [s] (gait diagram default: the last 3 s; "
+                        "phase contacts: from 2 s)")  # fmt: skip
     p.add_argument("--end", type=float, default=None, metavar="S",
-                   help="last time shown in the gait diagram [s] (default: the end)")  # fmt: skip
+                   help="last time shown in the gait diagram or phase contacts [s] "
+                        "(default: the end)")  # fmt: skip
     p.set_defaults(func=run)
 
 
@@ -49,6 +52,12 @@ def run(args: argparse.Namespace) -> int:
     import matplotlib.pyplot as plt
 
     t = log["t"]
+    if args.kind == "phase-contacts":
+        fig = _phase_contacts(plt, log, args.start, args.end)
+        fig.savefig(out, dpi=110)
+        plt.close(fig)
+        print(f"wrote {out}")
+        return 0
     fig, ax = plt.subplots(figsize=(9, 3.6 if args.kind == "gait-diagram" else 4.5))
     if args.kind == "gait-diagram":
         start = args.start if args.start is not None else max(t[-1] - 3.0, 0.0)
@@ -104,6 +113,58 @@ def run(args: argparse.Namespace) -> int:
     plt.close(fig)
     print(f"wrote {out}")
     return 0
+
+
+def _phase_contacts(plt, log: dict, start: float | None, end: float | None):  # noqa: ANN001, ANN202 - pyplot module, Figure
+    """Per foot: the share of strides in contact at each phase of the gait, over the
+    stance the gait graph planned (shaded), within one gait."""
+    from gaits.footfalls import contact_by_phase
+
+    missing = {"gait_phase", "planned_stance"} - set(log)
+    if missing:
+        raise CliError(f"run log lacks {', '.join(sorted(missing))} (written by an older "
+                       "quadsim; run it again with --log)")  # fmt: skip
+    t = log["t"]
+    t_end = float(t[-1]) if len(t) else 0.0
+    start = start if start is not None else min(2.0, t_end / 2)
+    end = end if end is not None else t_end
+    if not end > start:
+        raise CliError(f"--end {end} s must come after the first time shown, {start} s")
+    keep = (t >= start) & (t <= end)
+    if np.count_nonzero(keep) < 10:
+        raise CliError(f"the run log holds too few samples between {start} and {end} s")
+    if "gait_index" in log and "gait_names" in log:
+        names = [str(n) for n in log["gait_names"]]
+        used = sorted({int(i) for i in log["gait_index"][keep]})
+        if len(used) > 1:
+            raise CliError(f"{start}-{end} s spans the gaits {', '.join(names[i] for i in used)}"
+                           "; choose --start and --end within one gait")  # fmt: skip
+    by_phase = contact_by_phase(log["gait_phase"][keep], log["foot_contact"][keep],
+                                log["planned_stance"][keep])  # fmt: skip
+    x = by_phase["phase"]
+    fig, axes = plt.subplots(4, 1, figsize=(9, 6.4), sharex=True)
+    for k, (ax, foot) in enumerate(zip(axes, FEET, strict=True)):
+        ax.fill_between(x, 0, by_phase["planned"][:, k], step="mid", color="0.85",
+                        label="planned stance")  # fmt: skip
+        ax.plot(x, by_phase["contact"][:, k], drawstyle="steps-mid", color="C0",
+                label="share of strides in contact")  # fmt: skip
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel(foot, rotation=0, labelpad=14, va="center")
+        stance_in = by_phase["stance_in_contact"][foot]
+        swing_in = by_phase["swing_in_contact"][foot]
+        ax.text(1.005, 0.5, f"planned stance\nin contact {_share(stance_in)}\n"
+                f"planned swing\nin contact {_share(swing_in)}", transform=ax.transAxes,
+                fontsize=7, va="center")  # fmt: skip
+    axes[0].legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=8, frameon=False)
+    axes[-1].set_xlim(0, 1)
+    axes[-1].set_xlabel("gait phase (stride fraction)")
+    fig.suptitle(f"Foot contact against the gait's phase, {start:.1f}-{end:.1f} s")
+    fig.tight_layout()
+    return fig
+
+
+def _share(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
 
 
 def _shade_gaits(ax, log: dict, start: float, end: float = np.inf) -> None:  # noqa: ANN001 - a matplotlib Axes

@@ -105,7 +105,7 @@ def test_plot_draws_every_kind_from_a_run_log(tmp_path: Path) -> None:
     log = tmp_path / "run.npz"
     assert quadsim("run", "--gait", "trot", "--speed", "1.5", "--duration", "1.5", "--log",
                    str(log), "--quiet").returncode == 0  # fmt: skip
-    for kind in ("gait-diagram", "speed", "height", "torques"):
+    for kind in ("gait-diagram", "phase-contacts", "speed", "height", "torques"):
         fig = tmp_path / f"{kind}.png"
         out = quadsim("plot", str(log), "--kind", kind, "--out", str(fig))
         assert out.returncode == 0, out.stderr
@@ -117,3 +117,21 @@ def test_plot_draws_every_kind_from_a_run_log(tmp_path: Path) -> None:
     assert not np.array_equal(iio.imread(window), iio.imread(tmp_path / "gait-diagram.png"))
     out = quadsim("plot", str(log), "--out", str(window), "--start", "1.0", "--end", "0.5")
     assert out.returncode == 2 and "must come after" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_phase_contacts_need_one_gait_and_a_log_that_records_the_plan(tmp_path: Path) -> None:
+    t = np.arange(0.0, 4.0, 0.01)
+    log = {"t": t, "base_pos": np.zeros((len(t), 3)), "base_vel": np.zeros((len(t), 3)),
+           "foot_contact": np.ones((len(t), 4), bool), "joint_tau": np.zeros((len(t), 2))}
+    old = tmp_path / "old.npz"
+    np.savez(old, **log)
+    out = quadsim("plot", str(old), "--kind", "phase-contacts", "--out", str(tmp_path / "a.png"))
+    assert out.returncode == 2 and "planned_stance" in out.stderr and "Traceback" not in out.stderr
+    two = tmp_path / "two.npz"
+    np.savez(two, **log, gait_phase=(t / 0.4) % 1.0, planned_stance=np.ones((len(t), 4), bool),
+             gait_index=(t > 2.5).astype(float), gait_names=np.array(["walk", "trot"]))
+    out = quadsim("plot", str(two), "--kind", "phase-contacts", "--out", str(tmp_path / "b.png"))
+    assert out.returncode == 2 and "walk, trot" in out.stderr and "Traceback" not in out.stderr
+    out = quadsim("plot", str(two), "--kind", "phase-contacts", "--out", str(tmp_path / "c.png"),
+                  "--end", "2.4")
+    assert out.returncode == 0, out.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaits.footfalls import footfall_stats
+from gaits.footfalls import contact_by_phase, footfall_stats
 
 
 def pattern(period: float, duty: float, offsets: dict[str, float], seconds: float = 6.0):
@@ -51,3 +51,34 @@ def test_bounces_at_touchdown_do_not_split_a_stance() -> None:
     stats = footfall_stats(t, bounced)
     assert stats["stride_period_s"] == pytest.approx(0.4, abs=2e-3)
     assert stats["duty_factor"]["LF"] == pytest.approx(0.4, abs=0.01)
+
+
+def test_contact_by_phase_finds_a_late_strike_and_an_early_lift_off() -> None:
+    period, duty = 0.4, 0.5
+    offsets = {"LH": 0.0, "RF": 0.0, "RH": 0.5, "LF": 0.5}
+    t, planned = pattern(period, duty, offsets)
+    phase = (t / period) % 1.0
+    contact = planned.copy()
+    contact[:, 0] &= ((phase - 0.5) % 1.0) >= 0.1  # LF strikes 0.1 of a stride late
+    contact[:, 2] &= (phase % 1.0) < 0.4  # LH lifts off 0.1 of a stride early
+    contact[:, 3] |= ((phase - 0.5) % 1.0) >= 0.9  # RH comes down 0.1 of a stride early
+    out = contact_by_phase(phase, contact, planned, bins=20)
+    assert out["stance_in_contact"] == pytest.approx(
+        {"LF": 0.8, "RF": 1.0, "LH": 0.8, "RH": 1.0}, abs=0.01)
+    assert out["swing_in_contact"] == pytest.approx(
+        {"LF": 0.0, "RF": 0.0, "LH": 0.0, "RH": 0.2}, abs=0.01)
+    x = out["phase"]
+    assert x.shape == (20,) and out["contact"].shape == out["planned"].shape == (20, 4)
+    lf, lh = out["contact"][:, 0], out["contact"][:, 2]
+    # (a sample on a bin's edge may fall either side: shares within 0.01)
+    assert np.all(lf[(x > 0.5) & (x < 0.6)] < 0.01) and np.all(lf[(x > 0.6) & (x < 1.0)] > 0.99)
+    assert np.all(lh[(x > 0.4) & (x < 0.5)] < 0.01) and np.all(lh[x < 0.4] > 0.99)
+    assert np.all(out["planned"][x > 0.5, 0] > 0.99) and np.all(out["planned"][x < 0.5, 0] < 0.01)
+
+
+def test_contact_by_phase_leaves_empty_bins_empty() -> None:
+    phase = np.full(50, 0.26)
+    out = contact_by_phase(phase, np.ones((50, 4), bool), np.ones((50, 4), bool), bins=4)
+    assert out["contact"][1].tolist() == [1.0] * 4
+    assert np.isnan(out["contact"][[0, 2, 3]]).all()
+    assert out["swing_in_contact"]["LF"] is None
