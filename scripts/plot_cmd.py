@@ -1,5 +1,5 @@
 """`quadsim plot`: pictures of a run log (gait diagram, foot contacts against the gait's
-phase, speed, heights, torques)."""
+phase, speed, heights, torques, the path from above)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 
 from scripts.common import CliError, writable_path
 
-KINDS = ("gait-diagram", "phase-contacts", "speed", "height", "torques")
+KINDS = ("gait-diagram", "phase-contacts", "speed", "height", "torques", "path")
 FEET = ("LF", "RF", "LH", "RH")
 
 
@@ -58,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
         plt.close(fig)
         print(f"wrote {out}")
         return 0
-    fig, ax = plt.subplots(figsize=(9, 3.6 if args.kind == "gait-diagram" else 4.5))
+    size = {"gait-diagram": (9, 3.6), "path": (6, 6)}.get(args.kind, (9, 4.5))
+    fig, ax = plt.subplots(figsize=size)
     if args.kind == "gait-diagram":
         start = args.start if args.start is not None else max(t[-1] - 3.0, 0.0)
         end = args.end if args.end is not None else t[-1]
@@ -89,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
         ax.set_xlabel("time [s]")
         ax.legend(loc="lower right")
         _shade_gaits(ax, log, float(t[0]) if len(t) else 0.0)
+    elif args.kind == "path":
+        _path(ax, log)
     elif args.kind == "height":
         ax.plot(t, log["base_pos"][:, 2], label="pelvis (back leg frame)")
         if "chest_height" in log:
@@ -113,6 +116,31 @@ def run(args: argparse.Namespace) -> int:
     plt.close(fig)
     print(f"wrote {out}")
     return 0
+
+
+def _path(ax, log: dict) -> None:  # noqa: ANN001 - a matplotlib Axes
+    """The pelvis path seen from above, beside the path the speed and heading commands
+    trace from the same start, and the radius of the circle fitted to its second half."""
+    from controller.episode import turn_radius
+    from controller.kinematics import yaw_of
+
+    t, xy = log["t"], log["base_pos"][:, :2]
+    ax.plot(xy[:, 0], xy[:, 1], label="pelvis")
+    ax.plot(xy[:1, 0], xy[:1, 1], "o", color="k", ms=4, label="start")
+    if "speed_cmd" in log and "heading_cmd" in log and len(t) > 1:
+        step = np.diff(t)[:, None] * log["speed_cmd"][:-1, None]
+        heading = log["heading_cmd"][:-1]
+        moves = step * np.stack([np.cos(heading), np.sin(heading)], axis=1)
+        planned = xy[0] + np.concatenate([np.zeros((1, 2)), np.cumsum(moves, axis=0)])
+        ax.plot(planned[:, 0], planned[:, 1], "--", color="0.5", label="commanded")
+    half = t >= 0.5 * t[-1] if len(t) else np.zeros(0, bool)
+    heading = np.array([yaw_of(q) for q in log["base_quat"][half]]) if "base_quat" in log else []
+    radius = turn_radius(xy[half], heading) if len(heading) else None
+    ax.set_title("Path from above" + (f" (turn radius {radius:.2f} m)" if radius else ""))
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.legend(loc="best")
 
 
 def _phase_contacts(plt, log: dict, start: float | None, end: float | None):  # noqa: ANN001, ANN202 - pyplot module, Figure

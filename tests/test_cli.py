@@ -105,7 +105,7 @@ def test_plot_draws_every_kind_from_a_run_log(tmp_path: Path) -> None:
     log = tmp_path / "run.npz"
     assert quadsim("run", "--gait", "trot", "--speed", "1.5", "--duration", "1.5", "--log",
                    str(log), "--quiet").returncode == 0  # fmt: skip
-    for kind in ("gait-diagram", "phase-contacts", "speed", "height", "torques"):
+    for kind in ("gait-diagram", "phase-contacts", "speed", "height", "torques", "path"):
         fig = tmp_path / f"{kind}.png"
         out = quadsim("plot", str(log), "--kind", kind, "--out", str(fig))
         assert out.returncode == 0, out.stderr
@@ -127,6 +127,9 @@ def test_phase_contacts_need_one_gait_and_a_log_that_records_the_plan(tmp_path: 
     np.savez(old, **log)
     out = quadsim("plot", str(old), "--kind", "phase-contacts", "--out", str(tmp_path / "a.png"))
     assert out.returncode == 2 and "planned_stance" in out.stderr and "Traceback" not in out.stderr
+    # the path needs only positions: no commands, no orientation
+    out = quadsim("plot", str(old), "--kind", "path", "--out", str(tmp_path / "p.png"))
+    assert out.returncode == 0, out.stderr
     two = tmp_path / "two.npz"
     np.savez(two, **log, gait_phase=(t / 0.4) % 1.0, planned_stance=np.ones((len(t), 4), bool),
              gait_index=(t > 2.5).astype(float), gait_names=np.array(["walk", "trot"]))

@@ -31,9 +31,6 @@ def known_gap(reason: str) -> pytest.MarkDecorator:
     return pytest.mark.xfail(strict=True, reason=reason)
 
 
-FRONT_DUTY_LOW = known_gap("the fore feet spend less time on the ground than the gait graph "
-                           "plans (trot 0.33-0.35 against 0.46; walk 0.44-0.45 against 0.54, "
-                           "0.1 missed by 0.001)")  # fmt: skip
 PUSH = Push(start=10.0, force=(0.0, 200.0, 0.0), duration=0.1, link="chest")
 
 
@@ -102,8 +99,12 @@ def test_walk_is_a_four_beat_lateral_sequence(runs: dict) -> None:
     assert np.all(gaps > 0.1), offsets  # four separate beats
 
 
-@FRONT_DUTY_LOW
-@pytest.mark.parametrize(("gait", "speed"), NOMINAL)
+@pytest.mark.parametrize(("gait", "speed"), [
+    pytest.param("walk", 1.0, marks=known_gap(
+        "walk: the fore feet spend less time on the ground than the gait graph plans "
+        "(0.44-0.45 against 0.54, 0.1 missed by 0.001)")),
+    ("trot", 2.0),
+])  # fmt: skip
 def test_measured_duty_factors_match_the_gait_graph(runs: dict, gait: str, speed: float) -> None:
     planned = GaitParams.load(gait).graph().duty_factor
     for seed in SEEDS:
@@ -146,7 +147,8 @@ MOCAP_CLIPS = {"walk": ("dog_walk00_joint_pos.txt",), "trot": ("dog_trot_joint_p
         "walk: fore duty 0.42-0.45 against the real dog's 0.56-0.61; LF lands 0.25 of a "
         "stride after LH, the real dog's 0.07")),
     pytest.param("trot", 2.0, marks=known_gap(
-        "trot fore duty 0.33-0.35 against the real dog's 0.45-0.48")),
+        "trot: the fore feet land late, LF and RF 0.57 and 0.06-0.08 of a stride after LH "
+        "against the real dog's 0.39 and 0.91")),
 ])  # fmt: skip
 def test_footfalls_are_those_of_the_real_dog(runs: dict, mocap_dir, gait: str,
                                             speed: float) -> None:  # fmt: skip
