@@ -51,13 +51,19 @@ def run(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    t = log["t"]
     if args.kind == "phase-contacts":
         fig = _phase_contacts(plt, log, args.start, args.end)
-        fig.savefig(out, dpi=110)
-        plt.close(fig)
-        print(f"wrote {out}")
-        return 0
+    else:
+        fig = _one_axes(plt, log, args)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    print(f"wrote {out}")
+    return 0
+
+
+def _one_axes(plt, log: dict, args: argparse.Namespace):  # noqa: ANN001, ANN202 - pyplot module, Figure
+    """The plots drawn on one pair of axes: gait diagram, speed, path, heights, torques."""
+    t = log["t"]
     size = {"gait-diagram": (9, 3.6), "path": (6, 6)}.get(args.kind, (9, 4.5))
     fig, ax = plt.subplots(figsize=size)
     if args.kind == "gait-diagram":
@@ -112,10 +118,7 @@ def run(args: argparse.Namespace) -> int:
         ax.set_title("The six joints nearest their torque limits")
         ax.legend(fontsize=8, ncol=2)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    print(f"wrote {out}")
-    return 0
+    return fig
 
 
 def _path(ax, log: dict) -> None:  # noqa: ANN001 - a matplotlib Axes
