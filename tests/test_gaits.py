@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,8 @@ from gaits.errors import GaitError
 from gaits.footfalls import PATTERN_OF_GAIT, footfall_pattern
 from gaits.graph import GaitGraph
 from gaits.params import SCHEMA, GaitParams, preset_names
+
+CANDIDATES = sorted((Path(__file__).parents[1] / "gaits" / "candidates").glob("*.toml"))
 
 
 def test_presets_load_and_know_their_speed_bands() -> None:
@@ -54,6 +58,15 @@ def test_footfall_pattern_names_the_order_of_touchdowns(offsets: dict, pattern: 
     assert footfall_pattern(offsets) == pattern
     shifted = {f: (x + 0.37) % 1.0 for f, x in offsets.items()}  # any reference foot
     assert footfall_pattern(shifted) == pattern
+
+
+@pytest.mark.parametrize("path", CANDIDATES, ids=lambda p: p.stem)
+def test_candidate_gait_files_load_with_their_gaits_footfall_order(path: Path) -> None:
+    # candidates ship beside the presets for `quadsim run --params`; they must keep loading
+    params = GaitParams.load(path)
+    pattern = footfall_pattern(params.graph().phase_offsets())
+    assert pattern == PATTERN_OF_GAIT[params.gait], (path.name, pattern)
+    assert params.provenance.get("status", "").startswith("candidate"), path.name
 
 
 def test_every_preset_has_the_footfall_order_of_its_name() -> None:
