@@ -10,9 +10,9 @@ import pytest
 from gaits.errors import GaitError
 from gaits.footfalls import PATTERN_OF_GAIT, footfall_pattern
 from gaits.graph import GaitGraph
-from gaits.params import SCHEMA, GaitParams, preset_names
+from gaits.params import PRESET_DIR, SCHEMA, GaitParams, preset_names
 
-CANDIDATES = sorted((Path(__file__).parents[1] / "gaits" / "candidates").glob("*.toml"))
+CANDIDATES = sorted((PRESET_DIR.parent / "candidates").glob("*.toml"))
 
 
 def test_presets_load_and_know_their_speed_bands() -> None:
