@@ -64,7 +64,10 @@ class GaitSchedule:
         self.bands = tuple((float(lo), float(hi)) for lo, hi in bands)
         shifted = [gaits[0]]
         for g in gaits[1:]:
-            leads = [_phase_shifted(h, _nearest_shift(shifted[-1], h)) for h in (g, _mirrored(g))]
+            # a symmetric gait mirrored is itself half a stride on, but with its spine flexing
+            # half a stride off its feet: only asymmetric gaits change lead
+            leads = [_phase_shifted(h, _nearest_shift(shifted[-1], h))
+                     for h in ((g,) if g.symmetric else (g, _mirrored(g)))]  # fmt: skip
             shifted.append(min(leads, key=lambda h: _start_distance(shifted[-1], h)))
         self.gaits = tuple(shifted)
 
