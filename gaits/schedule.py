@@ -9,7 +9,8 @@ and nothing else changes in the graph. A gait also keeps the lead of the one bef
 canter or gallop mirrored left for right is the same gait on the other lead, and the
 mirror is taken when it sits nearer. Otherwise a right-lead canter blending into a
 left-lead gallop swaps its leads half way, passing through a bound with its fore feet
-together and a long flight.
+together and a long flight. A symmetric gait is never mirrored: its mirror is itself half
+a stride on, but with its spine flexing half a stride off its feet.
 """
 
 from __future__ import annotations
@@ -64,11 +65,9 @@ class GaitSchedule:
         self.bands = tuple((float(lo), float(hi)) for lo, hi in bands)
         shifted = [gaits[0]]
         for g in gaits[1:]:
-            # a symmetric gait mirrored is itself half a stride on, but with its spine flexing
-            # half a stride off its feet: only asymmetric gaits change lead
-            leads = [_phase_shifted(h, _nearest_shift(shifted[-1], h))
-                     for h in ((g,) if g.symmetric else (g, _mirrored(g)))]  # fmt: skip
-            shifted.append(min(leads, key=lambda h: _start_distance(shifted[-1], h)))
+            leads = (g,) if g.symmetric else (g, _mirrored(g))
+            placed = [_phase_shifted(h, _nearest_shift(shifted[-1], h)) for h in leads]
+            shifted.append(min(placed, key=lambda h: _start_distance(shifted[-1], h)))
         self.gaits = tuple(shifted)
 
     @classmethod
