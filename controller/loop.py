@@ -25,6 +25,7 @@ from controller.state import DogState
 from controller.swing import blend_foot_angles, foot_angle_ramps, foot_placement, swing_path
 from controller.virtual_force import jt_force, rotation_error
 from gaits.params import SCHEMA, GaitParams
+from gaits.waves import WAVES, amplitude_name, phase_name, wave_values
 from models import FORE, HIND, LEGS, Skeleton
 
 FRONT, BACK = 0, 1
@@ -43,6 +44,8 @@ YAW_INT_TIME_S = 1.0  # [s] integral time of the heading loop while turning
 YAW_INT_MAX = 0.3  # [rad s] bound on the integrated heading error (anti-windup)
 MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
 MAX_STEER_RPS = 1.0  # [rad/s] bound on the turn rate that steers back onto the heading
+PITCH_ENDS = np.array([-1.0, 1.0])  # nose down: the front end sinks, the back end rises
+NO_WAVE = (0.0, 0.0)  # the leg-frame heights' rates and accelerations without stride waves
 
 
 @dataclass
@@ -133,15 +136,20 @@ class Controller:
         self._leg = {name: p.leg(name) for name in (
             "swing_height_m", "step_offset_x_m", "step_offset_y_m", "stance_cannon_rad",
             "swing_cannon_rad", "toe_off_rad", "foot_strike_rad", "toe_off_lead_s",
-            "strike_lead_s")}  # fmt: skip
+            "strike_lead_s", "swing_lift_skew", "swing_reach_early")}  # fmt: skip
         # what the step reads of the params, looked up once per change of params
-        self._scalar = {spec.name: p[spec.name] for spec in SCHEMA if not spec.per_leg}
+        self._scalar = {spec.name: p[spec.name] for spec in SCHEMA if not spec.keyed}
+        shape = (self._leg["swing_lift_skew"], self._leg["swing_reach_early"])
+        self._swing_shape = shape if np.any(shape) else (None, None)
+        self._wave_amp = np.array([p.harmonics(amplitude_name(w)) for w, *_ in WAVES])
+        self._wave_peak = np.array([p.harmonics(phase_name(w)) for w, *_ in WAVES])
+        self._waves_on = bool(np.any(self._wave_amp))
         swing_dur = np.asarray(self.graph.swing_duration)
         period = self.graph.period_s
         self._t_swing, self._t_stance = swing_dur * period, (1.0 - swing_dur) * period
         self._offset_heading = np.stack([self._leg["step_offset_x_m"],
                                          SIDE * self._leg["step_offset_y_m"]])  # fmt: skip
-        self._s_fp = np.array([p["fp_sagittal_s"], p["fp_coronal_s"]])
+        self._s_fp = np.stack([p.leg("fp_sagittal_s"), p.leg("fp_coronal_s")], axis=1)
         self._kv = np.array([p["kv_sagittal_Ns_per_m"], p["kv_coronal_Ns_per_m"]])
         self._height_d = (p["height_front_m"], p["height_back_m"])
 
@@ -210,7 +218,23 @@ class Controller:
         support = self.support
         self.stance = stance
 
-        pitch_d = p["body_pitch_rad"]
+        # stride waves: heights, pitch, head and tail over the stride (all 0 without waves)
+        if self._waves_on:
+            wave, rate, accel = wave_values(self._wave_amp, self._wave_peak, self.phase, period)
+            # the body pitches about its middle: its ends sink and rise with the pitch
+            half_body = 0.5 * math.dist(frame_pos[FRONT, :2], frame_pos[BACK, :2])
+            ends = half_body * PITCH_ENDS
+            wave[:2] += ends * wave[2]
+            rate[:2] += ends * rate[2]
+            accel[:2] += ends * accel[2]
+            dz_front, dz_back, dpitch, dhead, dtail = wave.tolist()
+            height_rate, height_accel = rate[:2].tolist(), accel[:2].tolist()
+            frame_w_d = float(rate[2]) * H[:, 1]  # the pitch wave's rate, about the heading's y
+        else:
+            dz_front = dz_back = dpitch = dhead = dtail = 0.0
+            height_rate = height_accel = NO_WAVE
+            frame_w_d = None
+        pitch_d = p["body_pitch_rad"] + dpitch
         q_desired = quat_from_pitch_yaw(pitch_d, heading)
         R_desired = np.array(quat_rows(*q_desired.tolist()))
         frame_pitch = np.array([_pitch_of(R) for R in frame_rows])
@@ -239,16 +263,16 @@ class Controller:
         landing = foot_placement(hip_world[:, :2], v_legframe, time_to_strike, t_stance, offset,
                                  feedback)  # fmt: skip
         swing_target = swing_path(self.liftoff, landing, swing_p, leg["swing_height_m"],
-                                  self.ground + self.foot_radius,
-                                  reach_below_m=REACH_BELOW_M)  # fmt: skip
+                                  self.ground + self.foot_radius, reach_below_m=REACH_BELOW_M,
+                                  shape=self._swing_shape)  # fmt: skip
         # until it bears weight, a foot aims where its swing was headed
         self.anchor[in_swing] = landing[in_swing]
         # stance feet hold the point where they struck; the leg is posed as if its frame
         # already stood at the desired height and orientation
         g = self.ground.tolist()  # each frame's ground: the mean under its two feet
         frame_pos_d = frame_pos.copy()
-        frame_pos_d[0, 2] = (g[0] + g[1]) / 2 + self._height_d[0]
-        frame_pos_d[1, 2] = (g[2] + g[3]) / 2 + self._height_d[1]
+        frame_pos_d[0, 2] = (g[0] + g[1]) / 2 + self._height_d[0] + dz_front
+        frame_pos_d[1, 2] = (g[2] + g[3]) / 2 + self._height_d[1] + dz_back
         reach = np.where(self.support, 0.0, REACH_BELOW_M)
         stance_target = np.empty((4, 3))
         stance_target[:, :2] = self.anchor
@@ -278,8 +302,8 @@ class Controller:
         n_spine = len(self.spine_idx)
         spine = split_spine(q_desired, quat_from_pitch_yaw(pitch_d + flex, heading), n_spine)
         q_target[self.spine_idx] = spine
-        q_target[self.head_pitch_idx] = p["head_pitch_rad"] - frame_pitch[FRONT]
-        q_target[self.tail_pitch_idx] = p["tail_pitch_rad"]
+        q_target[self.head_pitch_idx] = p["head_pitch_rad"] + dhead - frame_pitch[FRONT]
+        q_target[self.tail_pitch_idx] = p["tail_pitch_rad"] + dtail
         q_target.clip(self.lower, self.upper, out=q_target)
 
         # -------- PD on every joint; on the supporting hips it is scaled by stance_hip_pd
@@ -325,7 +349,10 @@ class Controller:
                 mass = self.frame_weight[f] / GRAVITY
                 push = push + (mass * self.speed_now * turn_rate) * H[:2, 1]
             height_err = frame_pos_d[f, 2] - frame_pos[f, 2]
-            F = frame_force(height_err, frame_vel[f, 2], push, self.frame_weight[f],
+            # a height wave: damping acts on the error against its rate, and the frame's
+            # weight is fed its acceleration
+            weight = self.frame_weight[f] * (1.0 + height_accel[f] / GRAVITY)
+            F = frame_force(height_err, frame_vel[f, 2] - height_rate[f], push, weight,
                             p["kp_height_N_per_m"], p["kd_height_Ns_per_m"])  # fmt: skip
             # damping acts on the yaw rate's error against the commanded turn rate
             yaw_rate_err = turn_rate - frame_w[f, 2]
@@ -339,8 +366,9 @@ class Controller:
             forces = yaw_forces(yaw_torque, lever, st)
             forces[st] += F / n_st
             leg_force[legs_f] = forces
+            w_err = frame_w[f] if frame_w_d is None else frame_w[f] - frame_w_d
             frame_torque[f] = (p["kp_orient_Nm_per_rad"] * rotation_error(R_desired, frame_R[f])
-                               - p["kd_orient_Nms_per_rad"] * frame_w[f])  # fmt: skip
+                               - p["kd_orient_Nms_per_rad"] * w_err)  # fmt: skip
         # the stance feet push on the ground with -F: tau = J^T (-F); the legs' feed-forward
         # torques add up in their own (4, 5) array, written into tau at the end
         tau_leg = np.zeros((4, 5))

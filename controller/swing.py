@@ -34,6 +34,7 @@ def swing_path(
     ground: np.ndarray,
     touch_at: float = 0.85,
     reach_below_m: float = 0.02,
+    shape: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
 ) -> np.ndarray:
     """Foot targets (4, 3) [m] along a swing: a smooth blend from the lift-off point to the
     landing point, lifted by height * sin(pi * u) (u = progress / touch_at; squared on the way
@@ -41,16 +42,24 @@ def swing_path(
     lags its target), then reaching
     `reach_below_m` under the ground by the end so that the foot strikes rather than hovers.
 
-    liftoff, landing: (4, 2) [m]; progress: (4,) in [0, 1]; height, ground: (4,) [m].
+    liftoff, landing: (4, 2) [m]; progress: (4,) in [0, 1]; height, ground: (4,) [m];
+    shape: per leg (4,) the lift skew k and the early reach r (None: 0), which add
+    k * height * sin^2(pi u) cos(pi u) to the lift (k > 0: up early, down late) and
+    r * sin^2(pi u) to the blend (r > 0: ahead early); both vanish at lift-off and landing.
     """
     s = progress.clip(0.0, 1.0)
     u = np.minimum(s / touch_at, 1.0)
     blend = u * u * (3.0 - 2.0 * u)
+    bump = np.sin(np.pi * u)
+    lift_skew, reach_early = shape
+    if reach_early is not None:
+        blend = blend + reach_early * (bump * bump)
     out = np.empty((len(progress), 3))
     out[:, :2] = liftoff + (landing - liftoff) * blend[:, None]
     # up briskly (no scuffing at toe-off), down softly (zero vertical speed at the strike)
-    bump = np.sin(np.pi * u)
     lift = height * np.where(u < 0.5, bump, bump * bump)
+    if lift_skew is not None:
+        lift = lift + (lift_skew * height) * (bump * bump * np.cos(np.pi * u))
     sink = -reach_below_m * np.maximum(s - touch_at, 0.0) / (1.0 - touch_at)
     out[:, 2] = ground + lift + sink
     return out

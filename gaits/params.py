@@ -11,9 +11,11 @@ A gait file is TOML, one gait per file:
     [provenance]
     source = "preset"
 
-Per-leg parameters are tables keyed LF, RF, LH, RH. A symmetric gait ties right to left:
-its free vector holds only the left legs' values and `from_unit` mirrors them, the right
-legs lifting off half a stride after the left ones.
+Per-leg parameters are tables keyed LF, RF, LH, RH (a single number sets all four). A
+symmetric gait ties right to left: its free vector holds only the left legs' values and
+`from_unit` mirrors them, the right legs lifting off half a stride after the left ones.
+Stride waves (gaits/waves.py: leg-frame heights, pitch, head and tail over the stride) are
+tables keyed h1..h4, an amplitude and a peak phase per harmonic; all zero is no wave.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import tomli_w
 
 from gaits.errors import GaitError
 from gaits.graph import LEGS, GaitGraph
+from gaits.waves import HARMONICS, WAVES, amplitude_name, phase_name
 
 SCHEMA_VERSION = 1
 PRESET_DIR = Path(__file__).parent / "presets"
@@ -43,6 +46,28 @@ class ParamSpec:
     doc: str
     per_leg: bool = False
     default: float | None = None  # the value of a file written before the parameter existed
+    per_harmonic: bool = False
+
+    @property
+    def keys(self) -> tuple[str, ...] | tuple[None]:
+        """The table keys of a per-leg or per-harmonic parameter; (None,) for a number."""
+        return LEGS if self.per_leg else HARMONICS if self.per_harmonic else (None,)
+
+    @property
+    def keyed(self) -> bool:
+        return self.per_leg or self.per_harmonic
+
+
+def _wave_specs() -> tuple[ParamSpec, ...]:
+    specs = []
+    for wave, unit, largest, moves in WAVES:
+        specs.append(ParamSpec(amplitude_name(wave), 0.0, largest,
+                               f"{moves} over the stride: amplitude of harmonic n [{unit}]",
+                               default=0.0, per_harmonic=True))  # fmt: skip
+        specs.append(ParamSpec(phase_name(wave), 0.0, 0.999,
+                               f"{moves} over the stride: phase where harmonic n peaks",
+                               default=0.0, per_harmonic=True))  # fmt: skip
+    return tuple(specs)
 
 
 # name (units in the suffix), bounds, meaning. Order fixes the vector layout.
@@ -62,8 +87,8 @@ SCHEMA: tuple[ParamSpec, ...] = (
     ParamSpec("stance_hip_pd", 0.0, 1.0, "share of joint PD kept on supporting hips"),
     ParamSpec("kp_yaw_Nm_per_rad", 0.0, 2000.0, "leg-frame heading gain (stance feet)"),
     ParamSpec("kd_yaw_Nms_per_rad", 0.0, 300.0, "leg-frame heading damping"),
-    ParamSpec("fp_sagittal_s", 0.0, 0.4, "foot placement feedback s_fp, forward"),
-    ParamSpec("fp_coronal_s", 0.0, 0.4, "foot placement feedback s_fp, sideways"),
+    ParamSpec("fp_sagittal_s", 0.0, 0.4, "foot placement feedback s_fp, forward", True),
+    ParamSpec("fp_coronal_s", 0.0, 0.4, "foot placement feedback s_fp, sideways", True),
     ParamSpec("steer_fp_per_s", 0.0, 20.0,
               "foot-placement steering: turn rate aimed for per radian of heading error",
               default=0.0),
@@ -74,6 +99,10 @@ SCHEMA: tuple[ParamSpec, ...] = (
     ParamSpec("head_pitch_rad", -0.6, 0.6, "head pitch in the world, nose down positive"),
     ParamSpec("tail_pitch_rad", -0.8, 0.8, "tail base pitch relative to the pelvis"),
     ParamSpec("swing_height_m", 0.02, 0.25, "foot lift at mid-swing", True),
+    ParamSpec("swing_lift_skew", -1.0, 1.0,
+              "swing height path: > 0 lifts the foot early in the swing, < 0 late", True, 0.0),
+    ParamSpec("swing_reach_early", -0.25, 0.25,
+              "swing path: > 0 the foot moves ahead early in the swing, < 0 late", True, 0.0),
     ParamSpec("step_offset_x_m", -0.2, 0.2, "nominal foot placement ahead of the hip", True),
     ParamSpec("step_offset_y_m", -0.1, 0.1, "nominal foot placement outward of the hip", True),
     ParamSpec("stance_cannon_rad", -0.6, 0.6, "cannon (wrist/hock) pitch in stance", True),
@@ -82,20 +111,21 @@ SCHEMA: tuple[ParamSpec, ...] = (
     ParamSpec("foot_strike_rad", -1.2, 1.2, "toe pitch at foot strike", True),
     ParamSpec("toe_off_lead_s", 0.0, 0.2, "toe-off trajectory starts dt_A before lift-off", True),
     ParamSpec("strike_lead_s", 0.0, 0.2, "foot-strike trajectory starts dt_B before strike", True),
+    *_wave_specs(),
 )
 SPEC_BY_NAME = {p.name: p for p in SCHEMA}
 
 
 def _keys() -> list[tuple[str, str | None]]:
-    return [(p.name, leg) for p in SCHEMA for leg in (LEGS if p.per_leg else (None,))]
+    return [(p.name, key) for p in SCHEMA for key in p.keys]
 
 
 ALL_KEYS: tuple[tuple[str, str | None], ...] = tuple(_keys())
 
 
-def key_name(name: str, leg: str | None) -> str:
-    """The flat name of one parameter: "period_s" or "swing_height_m.LF"."""
-    return name if leg is None else f"{name}.{leg}"
+def key_name(name: str, key: str | None) -> str:
+    """The flat name of one parameter: "period_s", "swing_height_m.LF", "pitch_wave_rad.h2"."""
+    return name if key is None else f"{name}.{key}"
 
 
 @dataclass(frozen=True)
@@ -151,6 +181,10 @@ class GaitParams:
         """A per-leg parameter as an array in LF, RF, LH, RH order."""
         return np.array([self.values[f"{name}.{leg}"] for leg in LEGS])
 
+    def harmonics(self, name: str) -> np.ndarray:
+        """A per-harmonic parameter as an array in h1, h2, ... order."""
+        return np.array([self.values[f"{name}.{k}"] for k in HARMONICS])
+
     def graph(self) -> GaitGraph:
         return GaitGraph(self["period_s"], tuple(self.leg("swing_start_phase")),
                          tuple(self.leg("swing_duration_phase")))  # fmt: skip
@@ -178,12 +212,12 @@ class GaitParams:
         for name in names:
             if name in allowed:
                 wanted.append(name)
-            elif name in SPEC_BY_NAME and SPEC_BY_NAME[name].per_leg:
+            elif name in SPEC_BY_NAME and SPEC_BY_NAME[name].keyed:
                 wanted += [f for f in allowed if f.split(".")[0] == name]
             else:
                 raise GaitError(f"unknown free parameter {name!r}; choose from: "
                                 f"{', '.join(p.name for p in SCHEMA)} or per-leg names "
-                                "like swing_height_m.LF")  # fmt: skip
+                                "like swing_height_m.LF or pitch_wave_rad.h2")  # fmt: skip
         return _replace(self, free=tuple(dict.fromkeys(wanted)))
 
     def to_unit(self) -> np.ndarray:
@@ -216,8 +250,8 @@ class GaitParams:
     def to_toml(self, provenance: Mapping[str, object] | None = None) -> str:
         params: dict[str, object] = {}
         for spec in SCHEMA:
-            if spec.per_leg:
-                params[spec.name] = {leg: self.values[f"{spec.name}.{leg}"] for leg in LEGS}
+            if spec.keyed:
+                params[spec.name] = {k: self.values[f"{spec.name}.{k}"] for k in spec.keys}
             else:
                 params[spec.name] = self.values[spec.name]
         doc = {
@@ -272,17 +306,22 @@ class GaitParams:
             if spec is None:
                 raise GaitError(f"{where}: unknown parameter {name!r}; known: "
                                 f"{', '.join(SPEC_BY_NAME)}")  # fmt: skip
-            if spec.per_leg:
-                if not isinstance(value, Mapping) or set(value) != set(LEGS):
-                    raise GaitError(f"{where}: parameter {name!r} needs one value per leg "
-                                    f"{{LF, RF, LH, RH}}, got {value!r}")  # fmt: skip
-                values.update({f"{name}.{leg}": _number(value[leg], f"{name}.{leg}", where)
-                               for leg in LEGS})  # fmt: skip
+            if spec.keyed and not isinstance(value, int | float):
+                if not isinstance(value, Mapping) or set(value) != set(spec.keys):
+                    what = "leg" if spec.per_leg else "harmonic"
+                    keys = ", ".join(spec.keys)
+                    raise GaitError(f"{where}: parameter {name!r} needs one number, or one per "
+                                    f"{what} {{{keys}}}, got {value!r}")  # fmt: skip
+                values.update({f"{name}.{k}": _number(value[k], f"{name}.{k}", where)
+                               for k in spec.keys})  # fmt: skip
+            elif spec.keyed:  # one number for every leg or harmonic
+                values.update({f"{name}.{k}": _number(value, name, where) for k in spec.keys})
             else:
                 values[name] = _number(value, name, where)
         for spec in SCHEMA:
-            if spec.default is not None and not spec.per_leg:
-                values.setdefault(spec.name, spec.default)
+            if spec.default is not None:
+                for k in spec.keys:
+                    values.setdefault(key_name(spec.name, k), spec.default)
         band = doc["speed_band_mps"]
         if not (isinstance(band, list) and len(band) == 2):
             raise GaitError(f"{where}: speed_band_mps must be [min, max], got {band!r}")

@@ -23,6 +23,7 @@ import numpy as np
 from gaits.errors import GaitError
 from gaits.graph import LEGS
 from gaits.params import MIRROR, GaitParams, preset_names
+from gaits.waves import HARMONICS, WAVES, harmonic_order, phase_name
 
 # The speed bands of the automatic gait choice [m/s], slowest gait first.
 AUTO_BANDS: dict[str, tuple[float, float]] = {
@@ -36,8 +37,12 @@ AUTO_BANDS: dict[str, tuple[float, float]] = {
 # gait is whole from the start of its band: a gait is weakest at its top speed [m/s].
 MIN_BLEND_MPS = 0.3
 START_KEYS = tuple(f"swing_start_phase.{leg}" for leg in LEGS)
+WAVE_PHASE_KEYS = tuple(f"{phase_name(w)}.{h}" for w, *_ in WAVES for h in HARMONICS)
 # every parameter that is a phase of the stride: a phase shift moves them all together
-PHASE_KEYS = (*START_KEYS, "spine_flex_phase")
+PHASE_KEYS = (*START_KEYS, "spine_flex_phase", *WAVE_PHASE_KEYS)
+# the circle each phase lives on: harmonic n of a stride wave repeats every 1/n of a stride
+PHASE_PERIOD = {key: 1.0 for key in PHASE_KEYS} | {
+    key: 1.0 / harmonic_order(key) for key in WAVE_PHASE_KEYS}  # fmt: skip
 PHASE_SHIFTS = np.linspace(0.0, 1.0, 40, endpoint=False)
 
 
@@ -104,13 +109,14 @@ class GaitSchedule:
 
 
 def blend(a: GaitParams, b: GaitParams, w: float) -> GaitParams:
-    """(1 - w) a + w b for every parameter; phases on the circle (shortest way)."""
+    """(1 - w) a + w b for every parameter; phases on their circle (shortest way)."""
     values = {}
     for key, va in a.values.items():
         vb = b.values[key]
         if key in PHASE_KEYS:
-            d = (vb - va + 0.5) % 1.0 - 0.5
-            values[key] = _wrap_phase(va + w * d)
+            period = PHASE_PERIOD[key]
+            d = ((vb - va) / period + 0.5) % 1.0 - 0.5
+            values[key] = _wrap_phase(va + w * d * period)
         else:
             values[key] = (1.0 - w) * va + w * vb
     band = (min(a.speed_band_mps[0], b.speed_band_mps[0]),
@@ -142,7 +148,7 @@ def _mirrored(g: GaitParams) -> GaitParams:
 
     def mirror(key: str) -> str:
         name, _, leg = key.partition(".")
-        return f"{name}.{other[leg]}" if leg else key
+        return f"{name}.{other[leg]}" if leg in other else key
 
     return replace(g, values={key: g.values[mirror(key)] for key in g.values})
 

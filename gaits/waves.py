@@ -1,0 +1,54 @@
+"""Stride waves: trajectories over the stride as sums of harmonics of the gait phase.
+
+A wave is sum_n a_n cos(2 pi n (phase - psi_n)) for n = 1..len(HARMONICS): harmonic n
+peaks at psi_n (and every 1/n of the stride after it). It is added to a constant
+parameter (a leg frame's height, the body's pitch, the head's and the tail's pitch), so
+that the dog's body can rise, fall and pitch with its feet. Amplitude and peak phase,
+rather than splines or cosine-sine pairs, because a gait shifted in phase (the gait
+schedule does this) is the same gait with every psi_n moved by the shift, exactly.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+HARMONICS = ("h1", "h2", "h3", "h4")
+ORDERS = np.arange(1, len(HARMONICS) + 1, dtype=float)
+# (wave name, unit of its amplitude, largest amplitude per harmonic, what it moves)
+WAVES: tuple[tuple[str, str, float, str], ...] = (
+    ("height_front_wave", "m", 0.05, "chest (front leg frame) height"),
+    ("height_back_wave", "m", 0.05, "pelvis (back leg frame) height"),
+    ("pitch_wave", "rad", 0.15, "leg-frame pitch"),
+    ("head_pitch_wave", "rad", 0.3, "head pitch"),
+    ("tail_pitch_wave", "rad", 0.5, "tail base pitch"),
+)
+
+
+def amplitude_name(wave: str) -> str:
+    unit = next(u for name, u, _, _ in WAVES if name == wave)
+    return f"{wave}_{unit}"
+
+
+def phase_name(wave: str) -> str:
+    return f"{wave}_phase"
+
+
+def harmonic_order(key: str) -> int:
+    """The order n of a flat per-harmonic name ("pitch_wave_phase.h2" -> 2)."""
+    return HARMONICS.index(key.rpartition(".")[2]) + 1
+
+
+def wave_values(amplitude: np.ndarray, peak: np.ndarray, phase: float,
+                period_s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Values (W,), first and second time derivatives (W,) [unit/s, unit/s^2] at gait
+    `phase` of W waves, given their amplitudes and peak phases (W, n harmonics) and the
+    stride period [s]."""
+    angle = (2.0 * math.pi) * ORDERS * (phase - peak)
+    omega = (2.0 * math.pi / period_s) * ORDERS  # [rad/s] of each harmonic
+    cos = amplitude * np.cos(angle)
+    values = cos.sum(axis=1)
+    rates = -(amplitude * np.sin(angle) * omega).sum(axis=1)
+    accelerations = -(cos * (omega * omega)).sum(axis=1)
+    return values, rates, accelerations

@@ -1,0 +1,175 @@
+"""Stride waves (leg-frame heights, pitch, head and tail over the stride), per-leg swing
+shapes and per-leg foot-placement gains: files, the schedule's phase shifts and blends, the
+swing path, and the body following a wave in simulation."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from sim_slots import one_per_core
+
+from controller.simulate import simulate
+from controller.swing import swing_path
+from gaits.errors import GaitError
+from gaits.params import GaitParams
+from gaits.schedule import _phase_shifted, blend
+from gaits.waves import HARMONICS, WAVES, amplitude_name, phase_name, wave_values
+
+
+def _with(gait: GaitParams, **values: float) -> GaitParams:
+    return replace(gait, values={**gait.values, **{k.replace("__", "."): v
+                                                   for k, v in values.items()}})  # fmt: skip
+
+
+def _random_waves(gait: GaitParams, rng: np.random.Generator) -> GaitParams:
+    values = dict(gait.values)
+    for wave, _, largest, _ in WAVES:
+        for h in HARMONICS:
+            values[f"{amplitude_name(wave)}.{h}"] = float(rng.uniform(0.0, largest))
+            values[f"{phase_name(wave)}.{h}"] = float(rng.uniform(0.0, 0.999))
+    return replace(gait, values=values)
+
+
+def _waves(gait: GaitParams, phase: float) -> np.ndarray:
+    amp = np.array([gait.harmonics(amplitude_name(w)) for w, *_ in WAVES])
+    peak = np.array([gait.harmonics(phase_name(w)) for w, *_ in WAVES])
+    return wave_values(amp, peak, phase, gait["period_s"])[0]
+
+
+def test_wave_rates_and_accelerations_are_the_time_derivatives() -> None:
+    rng = np.random.default_rng(3)
+    amp, peak = rng.uniform(0, 0.05, (5, 4)), rng.uniform(0, 1, (5, 4))
+    period, phase, dt = 0.4, 0.37, 1e-5
+    value, rate, accel = wave_values(amp, peak, phase, period)
+    plus, minus = (wave_values(amp, peak, phase + s * dt / period, period)[0] for s in (1, -1))
+    assert np.allclose(rate, (plus - minus) / (2 * dt), rtol=1e-5, atol=1e-6)
+    assert np.allclose(accel, (plus - 2 * value + minus) / dt**2, rtol=1e-4)
+    # harmonic n peaks at its phase and every 1/n of a stride after it
+    one = np.zeros((1, 4))
+    one[0, 2] = 0.02
+    at = [wave_values(one, np.full((1, 4), 0.1), 0.1 + k / 3, period)[0][0] for k in range(3)]
+    assert np.allclose(at, 0.02)
+
+
+def test_a_gait_shifted_in_phase_has_the_same_waves_later() -> None:
+    gait = _random_waves(GaitParams.load("canter"), np.random.default_rng(5))
+    for shift in (0.1, 0.375, 0.9):
+        moved = _phase_shifted(gait, shift)
+        for phase in np.linspace(0.0, 1.0, 7, endpoint=False):
+            assert np.allclose(_waves(moved, phase + shift), _waves(gait, phase), atol=1e-12)
+
+
+def test_a_blend_moves_each_harmonic_peak_the_short_way_round_its_own_circle() -> None:
+    trot = GaitParams.load("trot")
+    # harmonic 2 repeats every half stride: peaks at 0.05 and 0.45 are 0.1 apart, via 0
+    a = _with(trot, pitch_wave_rad__h2=0.1, pitch_wave_phase__h2=0.05)
+    b = _with(trot, pitch_wave_rad__h2=0.1, pitch_wave_phase__h2=0.45)
+    mid = blend(a, b, 0.5)
+    assert (mid["pitch_wave_phase.h2"] * 2) % 1.0 == pytest.approx(0.0, abs=1e-9)
+    assert mid["pitch_wave_rad.h2"] == pytest.approx(0.1)
+    # the blended wave peaks where both agree most: at phase 0 (and 0.5), full height
+    assert _waves(mid, 0.0)[2] == pytest.approx(0.1)
+
+
+def test_files_without_the_new_parameters_load_and_one_number_sets_every_leg(tmp_path) -> None:
+    text = GaitParams.load("trot").to_toml()
+    # a file of before: foot-placement gains as numbers, no swing shapes or waves
+    old, skip = [], False
+    for line in text.splitlines():
+        if line.startswith("[params."):
+            name = line[len("[params."):-1]
+            skip = name in {"fp_sagittal_s", "fp_coronal_s", "swing_lift_skew",
+                            "swing_reach_early"} or "wave" in name  # fmt: skip
+        elif line.startswith("["):
+            skip = False
+        if not skip:
+            old.append(line)
+        if line == "[params]":
+            old += ["fp_sagittal_s = 0.2", "fp_coronal_s = 0.1"]
+    path = tmp_path / "old.toml"
+    path.write_text("\n".join(old) + "\n")
+    gait = GaitParams.load(path)
+    assert list(gait.leg("fp_sagittal_s")) == [0.2] * 4
+    assert list(gait.leg("swing_lift_skew")) == [0.0] * 4
+    assert not np.any(gait.harmonics("height_front_wave_m"))
+    # a wave table must name every harmonic
+    bad = text.replace("[params.pitch_wave_rad]\nh1 = 0.0\n", "[params.pitch_wave_rad]\n")
+    path.write_text(bad)
+    with pytest.raises(GaitError, match=r"pitch_wave_rad.*one per harmonic \{h1, h2, h3, h4\}"):
+        GaitParams.load(path)
+
+
+def test_asymmetric_gaits_free_every_leg_and_harmonic_symmetric_ones_the_left_legs() -> None:
+    canter, trot = GaitParams.load("canter"), GaitParams.load("trot")
+    assert len(canter.free_names()) == 120  # 22 body, 14 per leg, 10 waves of 4 harmonics
+    assert len(trot.free_names()) == 90  # the right legs copy the left
+    assert "fp_sagittal_s.RH" in canter.free_names()
+    assert "fp_sagittal_s.RH" not in trot.free_names()
+    assert "tail_pitch_wave_phase.h4" in trot.free_names()
+
+
+def test_swing_shapes_move_the_foot_early_or_late_and_keep_both_ends() -> None:
+    lift, land = np.zeros((4, 2)), np.full((4, 2), 0.3)
+    ground, height = np.zeros(4), np.full(4, 0.1)
+    skew, reach = np.array([0.0, 0.8, -0.8, 0.0]), np.array([0.0, 0.0, 0.0, 0.2])
+
+    def at(progress: float, shape=(None, None)) -> np.ndarray:
+        return swing_path(lift, land, np.full(4, progress), height, ground, touch_at=0.8,
+                          shape=shape)  # fmt: skip
+
+    for s in (0.0, 0.8):  # lift-off and landing do not move
+        assert np.allclose(at(s, (skew, reach)), at(s))
+    assert np.array_equal(at(0.3, (np.zeros(4), np.zeros(4))), at(0.3))
+    early, late = at(0.2, (skew, reach)), at(0.6, (skew, reach))
+    plain_early, plain_late = at(0.2), at(0.6)
+    assert early[1, 2] > plain_early[1, 2] and late[1, 2] < plain_late[1, 2]  # up early
+    assert early[2, 2] < plain_early[2, 2] and late[2, 2] > plain_late[2, 2]  # up late
+    assert np.all(early[3, :2] > plain_early[3, :2])  # ahead of the plain path
+    # the path stays between the two ends and above the ground
+    for s in np.linspace(0.0, 0.8, 41):
+        p = at(float(s), (np.array([1.0, -1.0, 1.0, -1.0]), np.array([0.25, -0.25, 0, 0])))
+        assert np.all((p[:, :2] >= -1e-12) & (p[:, :2] <= 0.3 + 1e-12))
+        assert np.all(p[:, 2] >= -1e-12)
+
+
+def _first_harmonic(log: dict, signal: np.ndarray, after_s: float = 1.5) -> complex:
+    """The stride's first harmonic of `signal` as a complex amplitude a e^{i 2 pi psi}
+    (amplitude a, peak phase psi), fitted over the run after `after_s`."""
+    keep = log["t"] > after_s
+    angle = 2 * np.pi * log["gait_phase"][keep]
+    basis = np.c_[np.ones(keep.sum()), np.cos(angle), np.sin(angle)]
+    c = np.linalg.lstsq(basis, signal[keep], rcond=None)[0]
+    return complex(c[1], c[2])
+
+
+def _nose_down_pitch(quat_xyzw: np.ndarray) -> np.ndarray:
+    x, y, z, w = quat_xyzw.T
+    return -np.arcsin(np.clip(2 * (x * z - w * y), -1.0, 1.0))
+
+
+@pytest.mark.slow
+def test_the_body_follows_its_height_and_pitch_waves() -> None:
+    walk = GaitParams.load("walk")
+    runs = {}
+    for name, gait in (
+        ("plain", walk),
+        ("height", _with(walk, height_front_wave_m__h1=0.02, height_front_wave_phase__h1=0.1)),
+        ("pitch", _with(walk, pitch_wave_rad__h1=0.03, pitch_wave_phase__h1=0.3)),
+    ):
+        result, summary = one_per_core(simulate)(gait, 1.0, 4.5, seed=0)
+        assert not summary["fell"], name
+        log = result.log
+        runs[name] = (_first_harmonic(log, log["chest_height"]),
+                      _first_harmonic(log, _nose_down_pitch(log["base_quat"])))  # fmt: skip
+    for name, index, amp, peak in (("height", 0, 0.02, 0.1), ("pitch", 1, 0.03, 0.3)):
+        change = runs[name][index] - runs["plain"][index]
+        assert 0.6 * amp < abs(change) < 1.3 * amp, (name, abs(change))
+        lag = (peak - np.angle(change) / (2 * np.pi) + 0.5) % 1.0 - 0.5
+        assert abs(lag) < 0.08, (name, lag)  # the body's wave peaks where it was asked to
+    # the pitch wave tips the body about its middle: the chest sinks as the nose goes down
+    chest_by_pitch = runs["pitch"][0] - runs["plain"][0]
+    assert abs(chest_by_pitch) > 0.005
+    sink_lag = (np.angle(chest_by_pitch) / (2 * np.pi) - (0.3 + 0.5) + 0.5) % 1.0 - 0.5
+    assert abs(sink_lag) < 0.15
