@@ -27,8 +27,8 @@ class IKResult:
             (end-effector moved less than ``eps`` between iterations) or ``"max_iter"``.
             In batch mode an array of strings.
         history: error after each iteration (single solves only; empty in batch mode).
-        restarts: how many times the solver restarted from another pose or straightened
-            a chain onto an arc (FABRIK; 0 for the other solvers).
+        restarts: how many times the solver restarted from another pose (FABRIK,
+            jacobian_ik) or straightened a chain onto an arc (FABRIK); 0 for the others.
     """
 
     positions: np.ndarray

@@ -1,5 +1,5 @@
 """Jacobian IK (transpose, pinv, DLS): reaching, monotone residual, limits,
-orientation targets, trees, and the pure DLS kernel."""
+orientation targets, trees, restarts, and the pure DLS kernel."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from ik import Chain, IKError, jacobian_ik
 from ik._rot import exp_so3
-from ik.jacobian import dls_step
+from ik.jacobian import DEFAULT_RESTARTS, dls_step, restart_poses
 from ik.testing import hand_tree, random_chain, reachable_targets
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)
@@ -121,3 +121,69 @@ def test_validation():
     jacobian_ik(chain, np.ones(3), init=q)
     assert np.all(q == 0)
     assert exp_so3(np.zeros(3)).shape == (3, 3)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+@pytest.mark.parametrize("method", ["dls", "pinv", "transpose"])
+def test_restarts_escape_a_stall(dim, method):
+    # straight chain along +x, target behind the root: the Jacobian's x row is exactly
+    # zero, so every method's step is zero and a single attempt stalls (no rounding)
+    chain = Chain.from_lengths([1.0, 1.0], dim=dim)
+    target = np.zeros(dim)
+    target[0] = -0.5
+    plain = jacobian_ik(chain, target, tol=1e-8, method=method, restarts=0)
+    assert not plain.converged
+    assert plain.reason == "stalled"
+    assert plain.restarts == 0
+    res = jacobian_ik(chain, target, tol=1e-8, method=method, max_iter=200)
+    assert res.converged, res.reason
+    assert res.reason == "converged"
+    assert 1 <= res.restarts <= DEFAULT_RESTARTS
+    assert np.linalg.norm(chain.forward(res.angles)[-1] - target) <= 1e-8
+    assert res.iterations <= 200
+    h = np.array(res.history)
+    assert len(h) == res.iterations
+    assert np.all(np.diff(h) <= 0.0)
+    assert h[-1] < plain.history[-1]
+
+
+def test_restarts_deterministic_and_keep_limits():
+    arm = (Chain.from_lengths([0.3, 0.3, 0.1])
+           .with_hinge(1, [0, 0, 1], (0.0, 2.6)))
+    rng = np.random.default_rng(9)
+    q, pos = reachable_targets(arm, rng, 10, scale=1.0)
+    for qk, pk in zip(q, pos, strict=True):
+        r_goal = arm.frames(qk)[0][-1]
+        kw = dict(orientation=r_goal, tol=1e-6, max_iter=300)
+        a = jacobian_ik(arm, pk[-1], **kw)
+        b = jacobian_ik(arm, pk[-1], **kw)
+        assert a.converged, a.reason
+        assert np.array_equal(a.angles, b.angles)
+        assert np.array_equal(a.positions, b.positions)
+        assert a.history == b.history
+        assert (a.iterations, a.restarts, a.reason, a.error) == (
+            b.iterations, b.restarts, b.reason, b.error)
+        assert np.all(np.diff(a.history) <= 0.0)
+        assert arm.violation(a.angles) <= 1e-9
+    # the restart table: in the limits, and row k does not depend on the table size
+    table = restart_poses(arm, 5)
+    assert table.shape == (5, arm.dof)
+    assert np.max(arm.violation(table)) <= 1e-9
+    np.testing.assert_array_equal(table, restart_poses(arm, 12)[:5])
+
+
+def test_no_restarts_for_unreachable_targets():
+    chain = Chain.from_lengths([1.0, 1.0])
+    res = jacobian_ik(chain, np.array([3.0, 0.5, 0.0]), max_iter=50)
+    assert not res.converged
+    assert res.restarts == 0
+
+
+def test_restarts_validation():
+    chain = Chain.from_lengths([1.0, 1.0])
+    with pytest.raises(IKError, match="restarts must be >= 0"):
+        jacobian_ik(chain, np.ones(3), restarts=-1)
+    with pytest.raises(IKError, match="restarts must be an integer"):
+        jacobian_ik(chain, np.ones(3), restarts=1.5)
+    with pytest.raises(IKError, match="restarts must be an integer"):
+        jacobian_ik(chain, np.ones(3), restarts=True)
