@@ -150,7 +150,11 @@ class Controller:
         self._offset_heading = np.stack([self._leg["step_offset_x_m"],
                                          SIDE * self._leg["step_offset_y_m"]])  # fmt: skip
         self._s_fp = np.stack([p.leg("fp_sagittal_s"), p.leg("fp_coronal_s")], axis=1)
-        self._kv = np.array([p["kv_sagittal_Ns_per_m"], p["kv_coronal_Ns_per_m"]])
+        self._kv = np.array([p.frames("kv_sagittal_Ns_per_m"), p.frames("kv_coronal_Ns_per_m")]).T
+        self._gain = {name: p.frames(name) for name in (
+            "kp_height_N_per_m", "kd_height_Ns_per_m", "kp_orient_Nm_per_rad",
+            "kd_orient_Nms_per_rad", "kp_yaw_Nm_per_rad", "kd_yaw_Nms_per_rad")}  # fmt: skip
+        self._stance_hip_pd = np.repeat(p.frames("stance_hip_pd"), 2)[:, None]  # per leg
         self._height_d = (p["height_front_m"], p["height_back_m"])
 
     # ------------------------------------------------------------------ the step
@@ -321,14 +325,14 @@ class Controller:
         qd_target[self.leg_idx[stance]] = 0.0  # only swing legs track a moving target
         kp, kd = self.kp.copy(), self.kd.copy()
         stance_hips = self.leg_idx[:, :2][support]
-        kp[stance_hips] *= p["stance_hip_pd"]
-        kd[stance_hips] *= p["stance_hip_pd"]
+        kp[stance_hips] *= self._stance_hip_pd[support]
+        kd[stance_hips] *= self._stance_hip_pd[support]
         servo_now = kp * (q_target - state.q) + kd * (qd_target - state.qd)
         tau = np.zeros_like(servo_now)  # the feed-forward part
         tau[self.hold_idx] += self.hold_tau
 
         # -------- leg-frame virtual forces on the stance legs, and frame torques
-        kv = self._kv
+        kv, gain = self._kv, self._gain
         # slow integral of the body's speed error along the heading: k_v alone leaves a
         # steady shortfall against the legs' losses
         body_v = 0.5 * (frame_vel[FRONT, :2] + frame_vel[BACK, :2]) @ H[:2, 0]
@@ -344,7 +348,7 @@ class Controller:
                 continue
             # k_v acts on the velocity error along and across the heading
             v_d_frame = v_d_push if steer == 0.0 else v_d_push + (frame_v_d[f] - v_d)
-            push = H[:2, :2] @ (kv * ((v_d_frame - frame_vel[f, :2]) @ H[:2, :2]))
+            push = H[:2, :2] @ (kv[f] * ((v_d_frame - frame_vel[f, :2]) @ H[:2, :2]))
             if turn_rate != 0.0:  # the centripetal force of the turn, fed forward
                 mass = self.frame_weight[f] / GRAVITY
                 push = push + (mass * self.speed_now * turn_rate) * H[:2, 1]
@@ -352,23 +356,24 @@ class Controller:
             # a height wave: damping acts on the error against its rate, and the frame's
             # weight is fed its acceleration
             weight = self.frame_weight[f] * (1.0 + height_accel[f] / GRAVITY)
-            F = frame_force(height_err, frame_vel[f, 2] - height_rate[f], push, weight,
-                            p["kp_height_N_per_m"], p["kd_height_Ns_per_m"])  # fmt: skip
+            kp_h, kd_h = gain["kp_height_N_per_m"][f], gain["kd_height_Ns_per_m"][f]
+            F = frame_force(height_err, frame_vel[f, 2] - height_rate[f], push, weight, kp_h, kd_h)
             # damping acts on the yaw rate's error against the commanded turn rate
             yaw_rate_err = turn_rate - frame_w[f, 2]
-            yaw_torque = (p["kp_yaw_Nm_per_rad"] * yaw_err[f]
-                          + p["kd_yaw_Nms_per_rad"] * yaw_rate_err)  # fmt: skip
+            yaw_torque = (gain["kp_yaw_Nm_per_rad"][f] * yaw_err[f]
+                          + gain["kd_yaw_Nms_per_rad"][f] * yaw_rate_err)  # fmt: skip
             if turn_rate != 0.0:  # a turn meets a steady yaw resistance: integral action
                 y_int = min(max(self._yaw_int[f] + yaw_err[f] * dt, -YAW_INT_MAX), YAW_INT_MAX)
                 self._yaw_int[f] = y_int
-                yaw_torque += p["kp_yaw_Nm_per_rad"] * y_int / YAW_INT_TIME_S
+                yaw_torque += gain["kp_yaw_Nm_per_rad"][f] * y_int / YAW_INT_TIME_S
             lever = foot[legs_f, :2] - frame_pos[f, :2]
             forces = yaw_forces(yaw_torque, lever, st)
             forces[st] += F / n_st
             leg_force[legs_f] = forces
             w_err = frame_w[f] if frame_w_d is None else frame_w[f] - frame_w_d
-            frame_torque[f] = (p["kp_orient_Nm_per_rad"] * rotation_error(R_desired, frame_R[f])
-                               - p["kd_orient_Nms_per_rad"] * w_err)  # fmt: skip
+            frame_torque[f] = (gain["kp_orient_Nm_per_rad"][f]
+                               * rotation_error(R_desired, frame_R[f])
+                               - gain["kd_orient_Nms_per_rad"][f] * w_err)  # fmt: skip
         # the stance feet push on the ground with -F: tau = J^T (-F); the legs' feed-forward
         # torques add up in their own (4, 5) array, written into tau at the end
         tau_leg = np.zeros((4, 5))

@@ -15,7 +15,8 @@ Per-leg parameters are tables keyed LF, RF, LH, RH (a single number sets all fou
 symmetric gait ties right to left: its free vector holds only the left legs' values and
 `from_unit` mirrors them, the right legs lifting off half a stride after the left ones.
 Stride waves (gaits/waves.py: leg-frame heights, pitch, head and tail over the stride) are
-tables keyed h1..h4, an amplitude and a peak phase per harmonic; all zero is no wave.
+tables keyed h1..h4, an amplitude and a peak phase per harmonic; all zero is no wave. The
+leg frames' gains are tables keyed front, back.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from gaits.waves import HARMONICS, WAVES, amplitude_name, phase_name
 SCHEMA_VERSION = 1
 PRESET_DIR = Path(__file__).parent / "presets"
 MIRROR = {"RF": "LF", "RH": "LH"}
+FRAMES = ("front", "back")  # the leg frames: chest with the fore legs, pelvis with the hind
 
 
 @dataclass(frozen=True)
@@ -47,15 +49,19 @@ class ParamSpec:
     per_leg: bool = False
     default: float | None = None  # the value of a file written before the parameter existed
     per_harmonic: bool = False
+    per_frame: bool = False
 
     @property
     def keys(self) -> tuple[str, ...] | tuple[None]:
-        """The table keys of a per-leg or per-harmonic parameter; (None,) for a number."""
-        return LEGS if self.per_leg else HARMONICS if self.per_harmonic else (None,)
+        """The table keys of a per-leg, per-harmonic or per-frame parameter; (None,) for a
+        number."""
+        if self.per_leg:
+            return LEGS
+        return HARMONICS if self.per_harmonic else FRAMES if self.per_frame else (None,)
 
     @property
     def keyed(self) -> bool:
-        return self.per_leg or self.per_harmonic
+        return self.per_leg or self.per_harmonic or self.per_frame
 
 
 def _wave_specs() -> tuple[ParamSpec, ...]:
@@ -78,15 +84,21 @@ SCHEMA: tuple[ParamSpec, ...] = (
     ParamSpec("height_front_m", 0.35, 0.65, "chest (front leg frame) height above ground"),
     ParamSpec("height_back_m", 0.35, 0.65, "pelvis (back leg frame) height above ground"),
     ParamSpec("body_pitch_rad", -0.25, 0.25, "leg-frame pitch, nose down positive"),
-    ParamSpec("kp_height_N_per_m", 0.0, 30000.0, "leg-frame height virtual-force gain"),
-    ParamSpec("kd_height_Ns_per_m", 0.0, 2000.0, "leg-frame vertical damping"),
-    ParamSpec("kv_sagittal_Ns_per_m", 0.0, 2000.0, "forward velocity virtual-force gain k_v"),
-    ParamSpec("kv_coronal_Ns_per_m", 0.0, 2000.0, "sideways velocity virtual-force gain"),
-    ParamSpec("kp_orient_Nm_per_rad", 0.0, 4000.0, "leg-frame pitch/roll gain (stance hips)"),
-    ParamSpec("kd_orient_Nms_per_rad", 0.0, 300.0, "leg-frame pitch/roll damping"),
-    ParamSpec("stance_hip_pd", 0.0, 1.0, "share of joint PD kept on supporting hips"),
-    ParamSpec("kp_yaw_Nm_per_rad", 0.0, 2000.0, "leg-frame heading gain (stance feet)"),
-    ParamSpec("kd_yaw_Nms_per_rad", 0.0, 300.0, "leg-frame heading damping"),
+    ParamSpec("kp_height_N_per_m", 0.0, 30000.0, "leg-frame height virtual-force gain",
+              per_frame=True),
+    ParamSpec("kd_height_Ns_per_m", 0.0, 2000.0, "leg-frame vertical damping", per_frame=True),
+    ParamSpec("kv_sagittal_Ns_per_m", 0.0, 2000.0, "forward velocity virtual-force gain k_v",
+              per_frame=True),
+    ParamSpec("kv_coronal_Ns_per_m", 0.0, 2000.0, "sideways velocity virtual-force gain",
+              per_frame=True),
+    ParamSpec("kp_orient_Nm_per_rad", 0.0, 4000.0, "leg-frame pitch/roll gain (stance hips)",
+              per_frame=True),
+    ParamSpec("kd_orient_Nms_per_rad", 0.0, 300.0, "leg-frame pitch/roll damping", per_frame=True),
+    ParamSpec("stance_hip_pd", 0.0, 1.0, "share of joint PD kept on supporting hips",
+              per_frame=True),
+    ParamSpec("kp_yaw_Nm_per_rad", 0.0, 2000.0, "leg-frame heading gain (stance feet)",
+              per_frame=True),
+    ParamSpec("kd_yaw_Nms_per_rad", 0.0, 300.0, "leg-frame heading damping", per_frame=True),
     ParamSpec("fp_sagittal_s", 0.0, 0.4, "foot placement feedback s_fp, forward", True),
     ParamSpec("fp_coronal_s", 0.0, 0.4, "foot placement feedback s_fp, sideways", True),
     ParamSpec("steer_fp_per_s", 0.0, 20.0,
@@ -180,6 +192,10 @@ class GaitParams:
     def leg(self, name: str) -> np.ndarray:
         """A per-leg parameter as an array in LF, RF, LH, RH order."""
         return np.array([self.values[f"{name}.{leg}"] for leg in LEGS])
+
+    def frames(self, name: str) -> list[float]:
+        """A per-frame parameter as [front, back]."""
+        return [float(self.values[f"{name}.{k}"]) for k in FRAMES]
 
     def harmonics(self, name: str) -> np.ndarray:
         """A per-harmonic parameter as an array in h1, h2, ... order."""
@@ -308,7 +324,7 @@ class GaitParams:
                                 f"{', '.join(SPEC_BY_NAME)}")  # fmt: skip
             if spec.keyed and not isinstance(value, int | float):
                 if not isinstance(value, Mapping) or set(value) != set(spec.keys):
-                    what = "leg" if spec.per_leg else "harmonic"
+                    what = "leg" if spec.per_leg else "harmonic" if spec.per_harmonic else "frame"
                     keys = ", ".join(spec.keys)
                     raise GaitError(f"{where}: parameter {name!r} needs one number, or one per "
                                     f"{what} {{{keys}}}, got {value!r}")  # fmt: skip

@@ -1,6 +1,6 @@
 """Stride waves (leg-frame heights, pitch, head and tail over the stride), per-leg swing
-shapes and per-leg foot-placement gains: files, the schedule's phase shifts and blends, the
-swing path, and the body following a wave in simulation."""
+shapes and foot-placement gains, per-frame gains: files, the schedule's phase shifts and
+blends, the swing path, and the body following a wave in simulation."""
 
 from __future__ import annotations
 
@@ -81,17 +81,18 @@ def test_files_without_the_new_parameters_load_and_one_number_sets_every_leg(tmp
         if line.startswith("[params."):
             name = line[len("[params."):-1]
             skip = name in {"fp_sagittal_s", "fp_coronal_s", "swing_lift_skew",
-                            "swing_reach_early"} or "wave" in name  # fmt: skip
+                            "swing_reach_early", "kp_height_N_per_m"} or "wave" in name  # fmt: skip
         elif line.startswith("["):
             skip = False
         if not skip:
             old.append(line)
         if line == "[params]":
-            old += ["fp_sagittal_s = 0.2", "fp_coronal_s = 0.1"]
+            old += ["fp_sagittal_s = 0.2", "fp_coronal_s = 0.1", "kp_height_N_per_m = 5000.0"]
     path = tmp_path / "old.toml"
     path.write_text("\n".join(old) + "\n")
     gait = GaitParams.load(path)
     assert list(gait.leg("fp_sagittal_s")) == [0.2] * 4
+    assert gait.frames("kp_height_N_per_m") == [5000.0, 5000.0]
     assert list(gait.leg("swing_lift_skew")) == [0.0] * 4
     assert not np.any(gait.harmonics("height_front_wave_m"))
     # a wave table must name every harmonic
@@ -103,8 +104,10 @@ def test_files_without_the_new_parameters_load_and_one_number_sets_every_leg(tmp
 
 def test_asymmetric_gaits_free_every_leg_and_harmonic_symmetric_ones_the_left_legs() -> None:
     canter, trot = GaitParams.load("canter"), GaitParams.load("trot")
-    assert len(canter.free_names()) == 120  # 22 body, 14 per leg, 10 waves of 4 harmonics
-    assert len(trot.free_names()) == 90  # the right legs copy the left
+    # 11 for the body, 9 gains per leg frame, 15 per leg, 10 waves of 4 harmonics
+    assert len(canter.free_names()) == 11 + 2 * 9 + 4 * 15 + 40 == 129
+    assert len(trot.free_names()) == 129 - 2 * 15  # the right legs copy the left
+    assert "kd_orient_Nms_per_rad.back" in trot.free_names()
     assert "fp_sagittal_s.RH" in canter.free_names()
     assert "fp_sagittal_s.RH" not in trot.free_names()
     assert "tail_pitch_wave_phase.h4" in trot.free_names()
