@@ -7,6 +7,7 @@ fully described by its joint axes (local, unit) and the offsets between joints.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from models import Link, Skeleton
 # per leg joint (hip roll, hip pitch, knee, hock, toe): the segment it moves, counted from the
 # thigh; it turns about that segment's top, the leg point of the same index
 SEG_OF_JOINT = np.array([0, 0, 1, 2, 3])
+_YZX, _ZXY = np.array([1, 2, 0]), np.array([2, 0, 1])  # the components cross() pairs
 SMALL_BATCH = 8  # up to this many quaternions, float math beats numpy's per-call overhead
 
 
@@ -50,11 +52,10 @@ def quat_to_matrix(quat_xyzw: np.ndarray) -> np.ndarray:
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a x b over the last axis (3); cheaper than np.cross for small arrays."""
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    out[..., 0] = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
-    out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
-    out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
-    return out
+    # (a_y b_z - a_z b_y, a_z b_x - a_x b_z, a_x b_y - a_y b_x) in three whole-array operations
+    # (take keeps the arrays C-ordered: einsum's rounding depends on its operands' layout)
+    a_yzx, a_zxy = a.take(_YZX, axis=-1), a.take(_ZXY, axis=-1)
+    return a_yzx * b.take(_ZXY, axis=-1) - a_zxy * b.take(_YZX, axis=-1)
 
 
 def yaw_of(quat_xyzw: np.ndarray) -> float:
@@ -65,8 +66,12 @@ def yaw_of(quat_xyzw: np.ndarray) -> float:
 
 def rot_x(angle: np.ndarray) -> np.ndarray:
     """Rotation matrices (..., 3, 3) about +x by `angle` [rad]."""
-    c, s = np.cos(angle), np.sin(angle)
-    R = np.zeros(np.shape(angle) + (3, 3))
+    return _rot_x_cs(np.cos(angle), np.sin(angle))
+
+
+def _rot_x_cs(c: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """rot_x of the angles whose cosines and sines are c and s."""
+    R = np.zeros(np.shape(c) + (3, 3))
     R[..., 0, 0] = 1.0
     R[..., 1, 1] = c
     R[..., 1, 2] = -s
@@ -105,9 +110,21 @@ class LegKinematics:
         """Joint positions (4, 5, 3): hip, knee, hock, toe joint, foot centre [m, leg frame];
         and the world-from-segment rotations (4, 4, 3, 3) of thigh, shank, cannon, toe."""
         a = np.asarray(angles, dtype=float)
+        return self._forward(a, rot_x(a[:, 0]))
+
+    def pose(self, angles: np.ndarray) -> LegPose:
+        """forward(angles), joint_axes(angles) and the hip-roll rotations (4, 3, 3) at once:
+        the three share the roll's cosine and sine."""
+        a = np.asarray(angles, dtype=float)
+        c, s = np.cos(a[:, 0]), np.sin(a[:, 0])
+        roll = _rot_x_cs(c, s)
+        pos, rots = self._forward(a, roll)
+        return LegPose(pos, rots, self._axes(c, s), roll)
+
+    def _forward(self, a: np.ndarray, roll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         pitch = rot_y(a[:, 1:].T)  # (joint, leg, 3, 3): all four pitch joints in one call
         rots = np.empty((4, 4, 3, 3))
-        rots[:, 0] = r = rot_x(a[:, 0]) @ pitch[0]
+        rots[:, 0] = r = roll @ pitch[0]
         for s in range(1, 4):  # thigh, shank, cannon, toe
             rots[:, s] = r = r @ pitch[s]
         steps = np.einsum("lsij,lsj->lsi", rots, self._down)
@@ -118,12 +135,15 @@ class LegKinematics:
 
     def joint_axes(self, angles: np.ndarray) -> np.ndarray:
         """Axes (4, 5, 3) of the five joints of each leg in leg-frame coordinates."""
-        axes = np.empty((4, 5, 3))
-        axes[:, 0] = (1.0, 0.0, 0.0)
-        axes[:, 1, 0] = 0.0  # pitch axis: y after the roll
-        axes[:, 1, 1] = np.cos(angles[:, 0])
-        axes[:, 1, 2] = np.sin(angles[:, 0])
-        axes[:, 2:] = axes[:, 1:2]  # below the roll the leg moves in one plane
+        return self._axes(np.cos(angles[:, 0]), np.sin(angles[:, 0]))
+
+    @staticmethod
+    def _axes(cos_roll: np.ndarray, sin_roll: np.ndarray) -> np.ndarray:
+        axes = np.zeros((4, 5, 3))
+        axes[:, 0, 0] = 1.0  # the roll axis: x
+        # pitch axes: y after the roll; below the roll the leg moves in one plane
+        axes[:, 1:, 1] = cos_roll[:, None]
+        axes[:, 1:, 2] = sin_roll[:, None]
         return axes
 
     def foot_jacobian(self, angles: np.ndarray, fk: tuple[np.ndarray, np.ndarray] | None = None,
@@ -132,11 +152,20 @@ class LegKinematics:
         Pass `fk` = forward(angles) and `axes` = joint_axes(angles) when already at hand."""
         a = np.asarray(angles, dtype=float)
         pos, _ = self.forward(a) if fk is None else fk
-        pivots = pos[:, SEG_OF_JOINT]
+        pivots = pos.take(SEG_OF_JOINT, axis=1)
         foot = pos[:, 4]
         axes = self.joint_axes(a) if axes is None else axes
         jac = cross(axes, foot[:, None, :] - pivots).transpose(0, 2, 1)
         return foot, jac
+
+
+class LegPose(NamedTuple):
+    """The legs at one set of angles (see LegKinematics.pose)."""
+
+    pos: np.ndarray  # joint positions (4, 5, 3) [m, leg frame], as forward()
+    rots: np.ndarray  # segment rotations (4, 4, 3, 3), as forward()
+    axes: np.ndarray  # joint axes (4, 5, 3), as joint_axes()
+    roll: np.ndarray  # hip-roll rotations (4, 3, 3), rot_x of the roll angles
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,8 @@ and how its stance legs share them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 
@@ -16,30 +18,42 @@ def frame_force(
 ) -> np.ndarray:
     """Virtual force [N] (world) on a leg frame: the horizontal force (k_v times the velocity
     error), a height PD [N/m, N*s/m] and the weight [N] the frame carries."""
-    f = np.empty(3)
-    f[:2] = horizontal_force
-    f[2] = kp_h * height_error - kd_h * vertical_speed + weight
-    return f
+    return np.array(frame_force_floats(height_error, vertical_speed, horizontal_force, weight,
+                                       kp_h, kd_h))  # fmt: skip
+
+
+def frame_force_floats(height_error: float, vertical_speed: float,
+                       horizontal_force: Sequence[float], weight: float, kp_h: float,
+                       kd_h: float) -> list[float]:  # fmt: skip
+    """frame_force as a list of floats (the controller's per-step path)."""
+    fx, fy = horizontal_force
+    return [fx, fy, kp_h * height_error - kd_h * vertical_speed + weight]
 
 
 def yaw_forces(yaw_torque: float, lever_xy: np.ndarray, stance: np.ndarray) -> np.ndarray:
     """Horizontal forces (k, 3) [N] at the stance feet that turn their frame by `yaw_torque`
     [N*m] about the vertical: f_i = tau z x r_i / sum |r_i|^2 (r_i: frame to foot)."""
-    out = np.zeros((len(stance), 3))
+    rows = yaw_force_rows(yaw_torque, lever_xy.tolist(), stance.tolist())
+    return np.array(rows, dtype=float).reshape(len(stance), 3)
+
+
+def yaw_force_rows(yaw_torque: float, lever_xy: list[list[float]],
+                   stance: list[bool]) -> list[list[float]]:  # fmt: skip
+    """yaw_forces as lists of floats (the controller's per-step path)."""
     # float math: a frame has two feet, and numpy's per-call cost dwarfs the arithmetic
-    legs = [k for k, on in enumerate(stance.tolist()) if on]
-    lever = lever_xy.tolist()
+    out = [[0.0, 0.0, 0.0] for _ in stance]
+    legs = [k for k, on in enumerate(stance) if on]
     denom = 0.0
     for k in legs:
-        x, y = lever[k]
+        x, y = lever_xy[k]
         denom += x * x
         denom += y * y
     if denom < 1e-6:
         return out
     for k in legs:
-        x, y = lever[k]
-        out[k, 0] = -yaw_torque * y / denom
-        out[k, 1] = yaw_torque * x / denom
+        x, y = lever_xy[k]
+        out[k][0] = -yaw_torque * y / denom
+        out[k][1] = yaw_torque * x / denom
     return out
 
 
@@ -52,8 +66,12 @@ def share_frame_torque(
     together turn the frame by `torque_world` (a joint torque acts with the opposite sign
     on the frame, its parent): tau_stance_i = -(a . tau_LF) / N_stance. Swing legs get 0.
     hip_axes_world: (k, 2, 3) roll and pitch axes."""
+    n = sum(stance.tolist())
+    if n == len(stance):  # all in stance: no need to pick them out
+        out = np.einsum("kaj,j->ka", hip_axes_world, torque_world)
+        out /= -n  # exactly -out / n: a division's rounding is symmetric in sign
+        return out
     out = np.zeros((len(stance), 2))
-    n = int(np.count_nonzero(stance))
     if n:
         out[stance] = -np.einsum("kaj,j->ka", hip_axes_world[stance], torque_world) / n
     return out

@@ -14,16 +14,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from controller.kinematics import SEG_OF_JOINT, quat_rows, rot_x, static_gravity_torques
-from controller.legframe import frame_force, share_frame_torque, yaw_forces
-from controller.legik import leg_ik
+from controller.kinematics import SEG_OF_JOINT, quat_rows, static_gravity_torques
+from controller.legframe import frame_force_floats, share_frame_torque, yaw_force_rows
+from controller.legik import LegIK
 from controller.pd import ServoCommand, gain_arrays
 from controller.sim import TRACKED_LINKS
-from controller.spine import quat_from_pitch_yaw, split_spine
+from controller.spine import pitch_yaw_quat, split_spine
 from controller.stand import GRAVITY, leg_kinematics
 from controller.state import DogState
-from controller.swing import blend_foot_angles, foot_angle_ramps, foot_placement, swing_path
-from controller.virtual_force import jt_force, rotation_error
+from controller.swing import FootAngles, foot_placement, swing_path
+from controller.virtual_force import jt_force, rotation_error_floats
 from gaits.params import SCHEMA, GaitParams
 from gaits.waves import WAVES, amplitude_name, phase_name, wave_values
 from models import FORE, HIND, LEGS, Skeleton
@@ -45,6 +45,8 @@ YAW_INT_MAX = 0.3  # [rad s] bound on the integrated heading error (anti-windup)
 MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
 MAX_STEER_RPS = 1.0  # [rad/s] bound on the turn rate that steers back onto the heading
 PITCH_ENDS = np.array([-1.0, 1.0])  # nose down: the front end sinks, the back end rises
+NO_TOE_ANGLE = np.zeros(4)  # the toes' angle in stance, before toe-off
+NO_TOE_ANGLE.setflags(write=False)
 NO_WAVE = (0.0, 0.0)  # the leg-frame heights' rates and accelerations without stride waves
 
 
@@ -68,6 +70,8 @@ class Controller:
         self.dt = dt
         self.accel_limit = accel_limit_mps2
         self.legs, self.leg_idx = leg_kinematics(skeleton)
+        self.leg_ik = LegIK(self.legs.hip, self.legs.lengths, BEND)
+        self._hip_idx = self.leg_idx[:, :2].copy()  # hip/shoulder roll and pitch of each leg
         self.kp, self.kd = gain_arrays(skeleton, dt=servo_dt)
         names = skeleton.joint_names
         self.lower, self.upper, _ = skeleton.limits()
@@ -99,8 +103,10 @@ class Controller:
             sum(mass[n] for n in back_parts) + 0.5 * spine,
         ])  # fmt: skip
         self.frame_weight *= skeleton.total_mass * GRAVITY / self.frame_weight.sum()
+        self._frame_weight = self.frame_weight.tolist()
         self.seg_mass = np.array([[mass[n] for n in skeleton.legs[leg].links] for leg in LEGS])
         self._seg_weight = self.seg_mass * GRAVITY
+        self._seg_weight_3d = self._seg_weight[:, :, None]
         # weight below each leg joint (distal sums)
         below = np.cumsum(self._seg_weight[:, ::-1], axis=1)[:, ::-1][:, SEG_OF_JOINT]
         self._weight_below = below[:, :, None]
@@ -139,6 +145,13 @@ class Controller:
             "strike_lead_s", "swing_lift_skew", "swing_reach_early")}  # fmt: skip
         # what the step reads of the params, looked up once per change of params
         self._scalar = {spec.name: p[spec.name] for spec in SCHEMA if not spec.keyed}
+        # the cannons hold their stance pitch but in swing; the toes flex off and strike
+        stance_cannon, swing_cannon = self._leg["stance_cannon_rad"], self._leg["swing_cannon_rad"]
+        self._foot_angles = FootAngles(
+            (self._leg["toe_off_lead_s"], self._leg["strike_lead_s"]),
+            [(stance_cannon, swing_cannon, stance_cannon, stance_cannon),
+             (NO_TOE_ANGLE, swing_cannon, self._leg["toe_off_rad"], self._leg["foot_strike_rad"])],
+        )  # fmt: skip
         shape = (self._leg["swing_lift_skew"], self._leg["swing_reach_early"])
         self._swing_shape = shape if np.any(shape) else (None, None)
         self._wave_amp = np.array([p.harmonics(amplitude_name(w)) for w, *_ in WAVES])
@@ -151,7 +164,7 @@ class Controller:
                                          SIDE * self._leg["step_offset_y_m"]])  # fmt: skip
         self._s_fp = np.stack([p.leg("fp_sagittal_s"), p.leg("fp_coronal_s")], axis=1)
         self._kv = np.array([p.frames("kv_sagittal_Ns_per_m"), p.frames("kv_coronal_Ns_per_m")]).T
-        self._gain = {name: p.frames(name) for name in (
+        self._gain = {name: np.asarray(p.frames(name), dtype=float).tolist() for name in (
             "kp_height_N_per_m", "kd_height_Ns_per_m", "kp_orient_Nm_per_rad",
             "kd_orient_Nms_per_rad", "kp_yaw_Nm_per_rad", "kd_yaw_Nms_per_rad")}  # fmt: skip
         self._stance_hip_pd = np.repeat(p.frames("stance_hip_pd"), 2)[:, None]  # per leg
@@ -175,6 +188,7 @@ class Controller:
         heading = self.heading_now
         ch, sh = math.cos(heading), math.sin(heading)
         H = np.array([[ch, -sh, 0.0], [sh, ch, 0.0], [0.0, 0.0, 1.0]])
+        H2, forward_2d, left_2d = H[:2, :2], H[:2, 0], H[:2, 1]  # the heading on the ground
 
         # -------- gait phase and stance/swing
         period = graph.period_s
@@ -200,12 +214,13 @@ class Controller:
         self._quats[0], self._quats[1] = state.link_quat[CHEST], state.base_quat
         frame_rows = [quat_rows(*quat) for quat in self._quats.tolist()]
         frame_R = np.array(frame_rows)
-        R_leg = frame_R[FRAME_OF_LEG]
-        p_leg = frame_pos[FRAME_OF_LEG]
+        # take() is fancy indexing without its overhead (the same C-ordered arrays)
+        R_leg = frame_R.take(FRAME_OF_LEG, axis=0)
+        p_leg = frame_pos.take(FRAME_OF_LEG, axis=0)
         q_leg = state.q[self.leg_idx]
-        fk = self.legs.forward(q_leg)
-        axes_local = self.legs.joint_axes(q_leg)
-        _, jac_local = self.legs.foot_jacobian(q_leg, fk, axes_local)
+        pose = self.legs.pose(q_leg)
+        axes_local = pose.axes
+        _, jac_local = self.legs.foot_jacobian(q_leg, (pose.pos, pose.rots), axes_local)
         jac = np.einsum("kij,kjn->kin", R_leg, jac_local)
         hip_world = p_leg + np.einsum("kij,kj->ki", R_leg, self.legs.hip)
         foot = state.foot_pos
@@ -213,9 +228,13 @@ class Controller:
         # ground height under it; a stance foot not yet down keeps reaching for the ground
         self._since_contact = np.where(state.foot_contact, 0.0, self._since_contact + dt)
         touchdown = stance & state.foot_contact & ~self.support
-        self.ground[touchdown] = foot[touchdown, 2] - self.foot_radius
-        self.anchor[touchdown] = foot[touchdown, :2]
-        self.liftoff[lifted] = foot[lifted, :2]
+        # touchdowns and lift-offs are rare: skip the empty updates (any() of a list is cheap)
+        any_lifted = any(lifted.tolist())
+        if any(touchdown.tolist()):
+            self.ground[touchdown] = foot[touchdown, 2] - self.foot_radius
+            self.anchor[touchdown] = foot[touchdown, :2]
+        if any_lifted:
+            self.liftoff[lifted] = foot[lifted, :2]
         # a stance foot supports the body from its strike until lift-off, unless it has lost
         # the ground for longer than a bounce
         self.support = (self.support | touchdown) & stance & (self._since_contact < BOUNCE_S)
@@ -239,72 +258,79 @@ class Controller:
             height_rate = height_accel = NO_WAVE
             frame_w_d = None
         pitch_d = p["body_pitch_rad"] + dpitch
-        q_desired = quat_from_pitch_yaw(pitch_d, heading)
-        R_desired = np.array(quat_rows(*q_desired.tolist()))
+        half_heading = (np.cos(heading / 2), np.sin(heading / 2))
+        q_desired = pitch_yaw_quat(pitch_d, *half_heading)
+        R_desired = np.array(quat_rows(*q_desired))
         frame_pitch = np.array([_pitch_of(R) for R in frame_rows])
         yaw_err = [_wrap(heading - _yaw_of(R)) for R in frame_rows]  # per frame, [rad]
 
         # -------- foot targets (world), then leg-frame coordinates
-        v_d = H[:2, :2] @ np.array([self.speed_now, 0.0])
-        offset = (H[:2, :2] @ self._offset_heading).T
+        v_d = H2 @ np.array([self.speed_now, 0.0])
+        offset = (H2 @ self._offset_heading).T
         s_fp = self._s_fp
         # the paper's feedback (v - v_d) s_fp, sagittal and coronal gains in the heading frame
-        v_legframe = frame_vel[FRAME_OF_LEG, :2]
+        v_legframe = frame_vel[:, :2].take(FRAME_OF_LEG, axis=0)
         frame_v_d = (v_d, v_d)
         steer = turn_rate
         if p["steer_fp_per_s"]:  # steering by foot placement: turn back onto the heading
             heading_err = 0.5 * (yaw_err[FRONT] + yaw_err[BACK])
             steer += min(max(p["steer_fp_per_s"] * heading_err, -MAX_STEER_RPS), MAX_STEER_RPS)
         if steer != 0.0:  # a body turning at the rate: its ends move sideways, +-w d
-            half = 0.5 * float((frame_pos[FRONT, :2] - frame_pos[BACK, :2]) @ H[:2, 0])
-            frame_v_d = (v_d + (steer * half) * H[:2, 1], v_d - (steer * half) * H[:2, 1])
-            v_d_leg = np.array([frame_v_d[f] for f in FRAME_OF_LEG])
-            v_err_h = ((v_legframe - v_d_leg) @ H[:2, :2])
-        else:
-            v_err_h = ((v_legframe - v_d) @ H[:2, :2])
-        v_err_h = v_err_h.clip(-MAX_FP_ERROR, MAX_FP_ERROR)
-        feedback = (v_err_h * s_fp) @ H[:2, :2].T
-        landing = foot_placement(hip_world[:, :2], v_legframe, time_to_strike, t_stance, offset,
-                                 feedback)  # fmt: skip
-        swing_target = swing_path(self.liftoff, landing, swing_p, leg["swing_height_m"],
-                                  self.ground + self.foot_radius, reach_below_m=REACH_BELOW_M,
-                                  shape=self._swing_shape)  # fmt: skip
-        # until it bears weight, a foot aims where its swing was headed
-        self.anchor[in_swing] = landing[in_swing]
+            half = 0.5 * float((frame_pos[FRONT, :2] - frame_pos[BACK, :2]) @ forward_2d)
+            frame_v_d = (v_d + (steer * half) * left_2d, v_d - (steer * half) * left_2d)
+        all_stance = all(stance.tolist())  # then no swing foot needs a landing point or a path
+        if any(in_swing.tolist()):
+            if steer != 0.0:
+                v_d_leg = np.array(frame_v_d).take(FRAME_OF_LEG, axis=0)
+                v_err_h = ((v_legframe - v_d_leg) @ H2)
+            else:
+                v_err_h = ((v_legframe - v_d) @ H2)
+            v_err_h = v_err_h.clip(-MAX_FP_ERROR, MAX_FP_ERROR)
+            feedback = (v_err_h * s_fp) @ H2.T
+            landing = foot_placement(hip_world[:, :2], v_legframe, time_to_strike, t_stance,
+                                     offset, feedback)  # fmt: skip
+            if not all_stance:
+                swing_target = swing_path(self.liftoff, landing, swing_p, leg["swing_height_m"],
+                                          self.ground + self.foot_radius,
+                                          reach_below_m=REACH_BELOW_M,
+                                          shape=self._swing_shape)  # fmt: skip
+            # until it bears weight, a foot aims where its swing was headed
+            self.anchor[in_swing] = landing[in_swing]
         # stance feet hold the point where they struck; the leg is posed as if its frame
         # already stood at the desired height and orientation
         g = self.ground.tolist()  # each frame's ground: the mean under its two feet
         frame_pos_d = frame_pos.copy()
-        frame_pos_d[0, 2] = (g[0] + g[1]) / 2 + self._height_d[0] + dz_front
-        frame_pos_d[1, 2] = (g[2] + g[3]) / 2 + self._height_d[1] + dz_back
+        frame_z_d = ((g[0] + g[1]) / 2 + self._height_d[0] + dz_front,
+                     (g[2] + g[3]) / 2 + self._height_d[1] + dz_back)  # fmt: skip
+        frame_pos_d[:, 2] = frame_z_d
         reach = np.where(self.support, 0.0, REACH_BELOW_M)
         stance_target = np.empty((4, 3))
         stance_target[:, :2] = self.anchor
         stance_target[:, 2] = self.ground + self.foot_radius - reach
-        stance_local = np.einsum("ji,kj->ki", R_desired, stance_target - frame_pos_d[FRAME_OF_LEG])
+        frame_pos_d_leg = frame_pos_d.take(FRAME_OF_LEG, axis=0)
+        stance_local = np.einsum("ji,kj->ki", R_desired, stance_target - frame_pos_d_leg)
         # a stance leg may push its frame up but never pull its foot off the ground
         foot_local = np.einsum("kji,kj->ki", R_leg, foot - p_leg)
         np.minimum(stance_local[:, 2], foot_local[:, 2], out=stance_local[:, 2])
-        target_local = np.where(
-            stance[:, None],
-            stance_local,
-            np.einsum("kji,kj->ki", R_leg, swing_target - p_leg),
-        )
-        plane_pitch = np.where(stance, pitch_d, frame_pitch[FRAME_OF_LEG])
-        ramps = foot_angle_ramps(swing_p, time_to_liftoff, time_to_strike,
-                                 leg["toe_off_lead_s"], leg["strike_lead_s"])  # fmt: skip
-        cannon = blend_foot_angles(ramps, leg["stance_cannon_rad"], leg["swing_cannon_rad"],
-                                   leg["stance_cannon_rad"], leg["stance_cannon_rad"])  # fmt: skip
-        toe = blend_foot_angles(ramps, np.zeros(4), leg["swing_cannon_rad"], leg["toe_off_rad"],
-                                leg["foot_strike_rad"])  # fmt: skip
+        if all_stance:
+            target_local = stance_local
+        else:
+            target_local = np.where(
+                stance[:, None],
+                stance_local,
+                np.einsum("kji,kj->ki", R_leg, swing_target - p_leg),
+            )
+        plane_pitch = np.where(stance, pitch_d, frame_pitch.take(FRAME_OF_LEG))
+        cannon, toe = self._foot_angles(swing_p, time_to_liftoff, time_to_strike)
+        cannon, toe = np.array(cannon), np.array(toe)
         q_target = self.skeleton_targets
-        q_target[self.leg_idx] = leg_ik(target_local, self.legs.hip, self.legs.lengths,
-                                        cannon - plane_pitch, toe - plane_pitch, BEND)  # fmt: skip
+        q_target[self.leg_idx] = self.leg_ik.solve(target_local, cannon - plane_pitch,
+                                                   toe - plane_pitch)  # fmt: skip
 
         # -------- spine, head, tail
         flex = p["spine_flex_rad"] * math.cos(2 * math.pi * (self.phase - p["spine_flex_phase"]))
         n_spine = len(self.spine_idx)
-        spine = split_spine(q_desired, quat_from_pitch_yaw(pitch_d + flex, heading), n_spine)
+        spine = split_spine(q_desired, pitch_yaw_quat(pitch_d + flex, *half_heading), n_spine)
         q_target[self.spine_idx] = spine
         q_target[self.head_pitch_idx] = p["head_pitch_rad"] + dhead - frame_pitch[FRONT]
         q_target[self.tail_pitch_idx] = p["tail_pitch_rad"] + dtail
@@ -321,59 +347,69 @@ class Controller:
         self._q_target_prev[:] = q_target
         qd_target = self._qd_target
         qd_target += TARGET_RATE_FILTER * (raw - qd_target)  # low-pass: targets jitter
-        qd_target[self.leg_idx[lifted]] = 0.0
+        if any_lifted:
+            qd_target[self.leg_idx[lifted]] = 0.0
         qd_target[self.leg_idx[stance]] = 0.0  # only swing legs track a moving target
         kp, kd = self.kp.copy(), self.kd.copy()
-        stance_hips = self.leg_idx[:, :2][support]
-        kp[stance_hips] *= self._stance_hip_pd[support]
-        kd[stance_hips] *= self._stance_hip_pd[support]
+        stance_hips = self._hip_idx[support]
+        hip_pd = self._stance_hip_pd[support]
+        kp[stance_hips] *= hip_pd
+        kd[stance_hips] *= hip_pd
         servo_now = kp * (q_target - state.q) + kd * (qd_target - state.qd)
-        tau = np.zeros_like(servo_now)  # the feed-forward part
+        tau = np.zeros(len(servo_now))  # the feed-forward part
         tau[self.hold_idx] += self.hold_tau
 
         # -------- leg-frame virtual forces on the stance legs, and frame torques
         kv, gain = self._kv, self._gain
         # slow integral of the body's speed error along the heading: k_v alone leaves a
         # steady shortfall against the legs' losses
-        body_v = 0.5 * (frame_vel[FRONT, :2] + frame_vel[BACK, :2]) @ H[:2, 0]
+        body_v = 0.5 * (frame_vel[FRONT, :2] + frame_vel[BACK, :2]) @ forward_2d
         v_int = self._v_int + (self.speed_now - body_v) * dt
         self._v_int = min(max(v_int, -V_INT_MAX), V_INT_MAX)
-        v_d_push = v_d + H[:2, 0] * (self._v_int / V_INT_TIME_S)
-        leg_force = np.zeros((4, 3))
+        v_d_push = v_d + forward_2d * (self._v_int / V_INT_TIME_S)
+        # float math for the forces (numpy's per-call cost dwarfs the arithmetic on two legs)
+        leg_force = [[0.0, 0.0, 0.0] for _ in LEGS]
         frame_torque = np.zeros((2, 3))
-        for f, legs_f in ((FRONT, slice(0, 2)), (BACK, slice(2, 4))):
-            st = support[legs_f]
-            n_st = int(np.count_nonzero(st))
+        supporting, foot_xy = support.tolist(), foot[:, :2].tolist()
+        frame_xy, frame_z = frame_pos[:, :2].tolist(), frame_pos[:, 2].tolist()
+        frame_vz, frame_wz = frame_vel[:, 2].tolist(), frame_w[:, 2].tolist()
+        for f, legs_f in ((FRONT, [0, 1]), (BACK, [2, 3])):
+            st = [supporting[k] for k in legs_f]
+            n_st = sum(st)
             if n_st == 0:
                 continue
             # k_v acts on the velocity error along and across the heading
             v_d_frame = v_d_push if steer == 0.0 else v_d_push + (frame_v_d[f] - v_d)
-            push = H[:2, :2] @ (kv[f] * ((v_d_frame - frame_vel[f, :2]) @ H[:2, :2]))
+            push = H2 @ (kv[f] * ((v_d_frame - frame_vel[f, :2]) @ H2))
             if turn_rate != 0.0:  # the centripetal force of the turn, fed forward
-                mass = self.frame_weight[f] / GRAVITY
-                push = push + (mass * self.speed_now * turn_rate) * H[:2, 1]
-            height_err = frame_pos_d[f, 2] - frame_pos[f, 2]
+                mass = self._frame_weight[f] / GRAVITY
+                push = push + (mass * self.speed_now * turn_rate) * left_2d
+            height_err = frame_z_d[f] - frame_z[f]
             # a height wave: damping acts on the error against its rate, and the frame's
             # weight is fed its acceleration
-            weight = self.frame_weight[f] * (1.0 + height_accel[f] / GRAVITY)
+            weight = self._frame_weight[f] * (1.0 + height_accel[f] / GRAVITY)
             kp_h, kd_h = gain["kp_height_N_per_m"][f], gain["kd_height_Ns_per_m"][f]
-            F = frame_force(height_err, frame_vel[f, 2] - height_rate[f], push, weight, kp_h, kd_h)
+            F = frame_force_floats(height_err, frame_vz[f] - height_rate[f], push.tolist(),
+                                   weight, kp_h, kd_h)  # fmt: skip
             # damping acts on the yaw rate's error against the commanded turn rate
-            yaw_rate_err = turn_rate - frame_w[f, 2]
+            yaw_rate_err = turn_rate - frame_wz[f]
             yaw_torque = (gain["kp_yaw_Nm_per_rad"][f] * yaw_err[f]
                           + gain["kd_yaw_Nms_per_rad"][f] * yaw_rate_err)  # fmt: skip
             if turn_rate != 0.0:  # a turn meets a steady yaw resistance: integral action
                 y_int = min(max(self._yaw_int[f] + yaw_err[f] * dt, -YAW_INT_MAX), YAW_INT_MAX)
                 self._yaw_int[f] = y_int
                 yaw_torque += gain["kp_yaw_Nm_per_rad"][f] * y_int / YAW_INT_TIME_S
-            lever = foot[legs_f, :2] - frame_pos[f, :2]
-            forces = yaw_forces(yaw_torque, lever, st)
-            forces[st] += F / n_st
-            leg_force[legs_f] = forces
+            fx, fy = frame_xy[f]
+            levers = [[foot_xy[k][0] - fx, foot_xy[k][1] - fy] for k in legs_f]
+            forces = yaw_force_rows(yaw_torque, levers, st)
+            F_each = [F_i / n_st for F_i in F]  # the stance legs share the frame's force
+            for k, on, row in zip(legs_f, st, forces, strict=True):
+                leg_force[k] = [r + s for r, s in zip(row, F_each, strict=True)] if on else row
             w_err = frame_w[f] if frame_w_d is None else frame_w[f] - frame_w_d
-            frame_torque[f] = (gain["kp_orient_Nm_per_rad"][f]
-                               * rotation_error(R_desired, frame_R[f])
-                               - gain["kd_orient_Nms_per_rad"][f] * w_err)  # fmt: skip
+            kp_o, kd_o = gain["kp_orient_Nm_per_rad"][f], gain["kd_orient_Nms_per_rad"][f]
+            frame_torque[f] = [kp_o * e - kd_o * w for e, w in zip(
+                rotation_error_floats(R_desired, frame_R[f]), w_err.tolist(), strict=True)]
+        leg_force = np.array(leg_force)
         # the stance feet push on the ground with -F: tau = J^T (-F); the legs' feed-forward
         # torques add up in their own (4, 5) array, written into tau at the end
         tau_leg = np.zeros((4, 5))
@@ -381,20 +417,20 @@ class Controller:
 
         # hip axes in the world: roll about the frame's x, pitch about y after the roll
         roll_axis = R_leg[:, :, 0]
-        pitch_axis = (R_leg @ rot_x(q_leg[:, 0]))[:, :, 1]
+        pitch_axis = (R_leg @ pose.roll)[:, :, 1]
         axes = np.empty((4, 2, 3))
         axes[:, 0], axes[:, 1] = roll_axis, pitch_axis
-        hips = self.leg_idx[:, :2]
-        swing_hip_tau = (tau_leg[:, :2] + servo_now[hips]) * (~support)[:, None]
+        swing_hip_tau = (tau_leg[:, :2] + servo_now[self._hip_idx]) * (~support)[:, None]
         for f, legs_f in ((FRONT, slice(0, 2)), (BACK, slice(2, 4))):
-            # what the swing hips already do to the frame (a joint acts on its parent with -tau)
-            from_swing = -np.einsum("ka,kaj->j", swing_hip_tau[legs_f], axes[legs_f])
-            needed = frame_torque[f] - from_swing
+            # what the swing hips already do to the frame (a joint acts on its parent with
+            # -tau): needed = frame torque - from_swing = frame torque + sum tau a
+            needed = frame_torque[f] + np.einsum("ka,kaj->j", swing_hip_tau[legs_f], axes[legs_f])
             share = share_frame_torque(needed, axes[legs_f], support[legs_f])
             tau_leg[legs_f, :2] += share
 
         # -------- gravity compensation of the swing legs (base: their leg frame)
-        tau_leg += self._swing_gravity(q_leg, fk[0], R_leg, axes_local) * (~stance)[:, None]
+        if not all_stance:  # (tau_leg holds no -0.0, so adding the zeros would change nothing)
+            tau_leg += self._swing_gravity(q_leg, pose.pos, R_leg, axes_local) * (~stance)[:, None]
         tau[self.leg_idx] = tau_leg  # the legs hold no other feed-forward torque
 
         self.phase = (self.phase + dt / period) % 1.0
@@ -436,13 +472,13 @@ class Controller:
         pos_w = np.einsum("kij,ksj->ksi", R_leg, pos)
         com = 0.5 * (pos_w[:, :4] + pos_w[:, 1:])  # (4 legs, 4 segments)
         # weight and first moment of everything below each joint (distal sums)
-        below_mc = np.cumsum((self._seg_weight[:, :, None] * com)[:, ::-1], axis=1)[:, ::-1]
+        below_mc = np.cumsum((self._seg_weight_3d * com)[:, ::-1], axis=1)[:, ::-1]
         m_j = self._weight_below
-        mc_j = below_mc[:, SEG_OF_JOINT]
+        mc_j = below_mc.take(SEG_OF_JOINT, axis=1)
         if axes_local is None:
             axes_local = self.legs.joint_axes(q_leg)
         axes = np.einsum("kij,ksj->ksi", R_leg, axes_local)
-        pivots = pos_w[:, SEG_OF_JOINT]
+        pivots = pos_w.take(SEG_OF_JOINT, axis=1)
         r = mc_j - m_j * pivots  # sum m (c - p)
         # torque about each axis from upward forces: (a x r) . z
         return axes[:, :, 0] * r[:, :, 1] - axes[:, :, 1] * r[:, :, 0]

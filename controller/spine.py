@@ -3,21 +3,31 @@ spine joints (quaternions), as pitch/yaw PD targets."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 import numpy as np
 
 from controller.kinematics import quat_rows
 
+# Float math throughout (numpy's per-call cost dwarfs the arithmetic on four numbers); the
+# sines, cosines and arctangents stay numpy's, and so does the dot product under a norm.
+
 
 def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Hamilton product of quaternions in xyzw order."""
-    ax, ay, az, aw = np.asarray(a).tolist()  # float math: numpy scalars are slow
-    bx, by, bz, bw = np.asarray(b).tolist()
-    return np.array([
+    return np.array(_multiply(np.asarray(a).tolist(), np.asarray(b).tolist()))
+
+
+def _multiply(a: Sequence[float], b: Sequence[float]) -> list[float]:
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return [
         aw * bx + ax * bw + ay * bz - az * by,
         aw * by - ax * bz + ay * bw + az * bx,
         aw * bz + ax * by - ay * bx + az * bw,
         aw * bw - ax * bx - ay * by - az * bz,
-    ])  # fmt: skip
+    ]  # fmt: skip
 
 
 def quat_conjugate(q: np.ndarray) -> np.ndarray:
@@ -26,32 +36,44 @@ def quat_conjugate(q: np.ndarray) -> np.ndarray:
 
 def quat_from_pitch_yaw(pitch: float, yaw: float) -> np.ndarray:
     """Rotation yaw about z after pitch about y (R = Rz(yaw) Ry(pitch)), xyzw."""
-    cp, sp, cy, sy = np.cos(pitch / 2), np.sin(pitch / 2), np.cos(yaw / 2), np.sin(yaw / 2)
-    return np.array([-sy * sp, cy * sp, sy * cp, cy * cp])
+    return np.array(pitch_yaw_quat(pitch, np.cos(yaw / 2), np.sin(yaw / 2)))
+
+
+def pitch_yaw_quat(pitch: float, cos_half_yaw: float, sin_half_yaw: float) -> list[float]:
+    """quat_from_pitch_yaw as floats, given the cosine and sine of half the yaw (shared by
+    several orientations of one heading)."""
+    cp, sp = np.cos(pitch / 2), np.sin(pitch / 2)
+    cy, sy = cos_half_yaw, sin_half_yaw
+    return [float(-sy * sp), float(cy * sp), float(sy * cp), float(cy * cp)]
 
 
 def quat_power(q: np.ndarray, fraction: float) -> np.ndarray:
     """q^fraction: the same axis, `fraction` of the angle (shortest way)."""
-    q = q if q[3] >= 0 else -q
-    norm = np.linalg.norm(q[:3])
-    angle = 2.0 * np.arctan2(norm, q[3])
+    return np.array(_power(np.asarray(q, dtype=float).tolist(), fraction))
+
+
+def _power(q: Sequence[float], fraction: float) -> list[float]:
+    x, y, z, w = q if q[3] >= 0 else [-v for v in q]
+    v = np.array((x, y, z))
+    norm = math.sqrt(v.dot(v))  # what np.linalg.norm computes, without its wrapper
+    angle = 2.0 * np.arctan2(norm, w)
     if angle < 1e-12:
-        return np.array([0.0, 0.0, 0.0, 1.0])
+        return [0.0, 0.0, 0.0, 1.0]
     half = 0.5 * angle * fraction
-    out = np.empty(4)
-    out[:3] = q[:3] / norm * np.sin(half)
-    out[3] = np.cos(half)
-    return out
+    s = np.sin(half)
+    return [float(x / norm * s), float(y / norm * s), float(z / norm * s), float(np.cos(half))]
 
 
-def split_spine(q_back: np.ndarray, q_front: np.ndarray, n_joints: int) -> np.ndarray:
+def split_spine(q_back: np.ndarray | Sequence[float], q_front: np.ndarray | Sequence[float],
+                n_joints: int) -> np.ndarray:  # fmt: skip
     """Pitch and yaw targets (n_joints, 2) [rad] that turn the back leg frame's orientation
     `q_back` into the front's `q_front` (xyzw) in `n_joints` equal rotations, each joint
     rotating pitch (about its y) then yaw (about its z)."""
-    rel = quat_multiply(quat_conjugate(q_back), q_front)
-    step = quat_power(rel, 1.0 / n_joints)
+    bx, by, bz, bw = np.asarray(q_back, dtype=float).tolist()
+    rel = _multiply((-bx, -by, -bz, bw), np.asarray(q_front, dtype=float).tolist())
+    step = _power(rel, 1.0 / n_joints)
     # decompose R = Ry(pitch) Rz(yaw): the spine joints apply pitch first, then yaw
-    R = quat_rows(*step.tolist())
+    R = quat_rows(*step)
     yaw = np.arcsin(min(max(R[1][0], -1.0), 1.0))
     pitch = np.arctan2(-R[2][0], R[0][0])
     return np.array([[pitch, yaw]] * n_joints)

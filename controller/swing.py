@@ -47,22 +47,37 @@ def swing_path(
     k * height * sin^2(pi u) cos(pi u) to the lift (k > 0: up early, down late) and
     r * sin^2(pi u) to the blend (r > 0: ahead early); both vanish at lift-off and landing.
     """
-    s = progress.clip(0.0, 1.0)
-    u = np.minimum(s / touch_at, 1.0)
-    blend = u * u * (3.0 - 2.0 * u)
-    bump = np.sin(np.pi * u)
+    # float math per leg (numpy's per-call cost dwarfs the arithmetic on four legs), in the
+    # order of the whole-array expressions it stands for; sin and cos stay numpy's
+    u = [min(min(max(p, 0.0), 1.0) / touch_at, 1.0) for p in progress.tolist()]
+    pi_u = np.pi * np.array(u)
+    bump = np.sin(pi_u).tolist()
     lift_skew, reach_early = shape
-    if reach_early is not None:
-        blend = blend + reach_early * (bump * bump)
-    out = np.empty((len(progress), 3))
-    out[:, :2] = liftoff + (landing - liftoff) * blend[:, None]
-    # up briskly (no scuffing at toe-off), down softly (zero vertical speed at the strike)
-    lift = height * np.where(u < 0.5, bump, bump * bump)
-    if lift_skew is not None:
-        lift = lift + (lift_skew * height) * (bump * bump * np.cos(np.pi * u))
-    sink = -reach_below_m * np.maximum(s - touch_at, 0.0) / (1.0 - touch_at)
-    out[:, 2] = ground + lift + sink
-    return out
+    n = len(u)
+    skew = [None] * n if lift_skew is None else _per_leg(lift_skew * height, n)
+    cos_pi_u = [None] * n if lift_skew is None else np.cos(pi_u).tolist()
+    early = [None] * n if reach_early is None else _per_leg(reach_early, n)
+    out = []
+    for p, u_k, b, k_h, c, r, start, end, h, g in zip(
+            progress.tolist(), u, bump, skew, cos_pi_u, early, liftoff.tolist(),
+            landing.tolist(), _per_leg(height, n), _per_leg(ground, n), strict=True):  # fmt: skip
+        s = min(max(p, 0.0), 1.0)
+        blend = u_k * u_k * (3.0 - 2.0 * u_k)
+        if r is not None:
+            blend = blend + r * (b * b)
+        lift = h * (b if u_k < 0.5 else b * b)
+        if k_h is not None:
+            lift = lift + k_h * (b * b * c)
+        sink = -reach_below_m * max(s - touch_at, 0.0) / (1.0 - touch_at)
+        out.append([start[0] + (end[0] - start[0]) * blend,
+                    start[1] + (end[1] - start[1]) * blend, g + lift + sink])  # fmt: skip
+    return np.array(out)
+
+
+def _per_leg(values: np.ndarray | float, n: int) -> list[float]:
+    """`values` (one per leg, or one for all) as a list of n floats."""
+    v = np.asarray(values, dtype=float)
+    return v.tolist() if v.ndim else [float(v)] * n
 
 
 def foot_angles(
@@ -97,14 +112,84 @@ def foot_angle_ramps(
 ) -> FootRamps:
     """The timing half of `foot_angles` (shared by every angle that follows the same legs):
     in swing, and the toe-off, mid-swing and strike blend weights in [0, 1]."""
-    in_swing = swing_progress >= 0.0
-    ramp_off = (1.0 - time_to_liftoff / np.maximum(lead_off, 1e-6)).clip(0.0, 1.0)
-    ramp_off = np.where(lead_off > 0, ramp_off, 0)
-    s = swing_progress.clip(0.0, 1.0)
-    ramp_mid = (2.0 * s).clip(0.0, 1.0)
-    ramp_strike = (1.0 - time_to_strike / np.maximum(lead_strike, 1e-6)).clip(0.0, 1.0)
-    ramp_strike = np.where(lead_strike > 0, ramp_strike, s >= 1)
-    return in_swing, ramp_off, ramp_mid, ramp_strike
+    return FootRampTiming(lead_off, lead_strike).ramps(swing_progress, time_to_liftoff,
+                                                       time_to_strike)  # fmt: skip
+
+
+class FootRampTiming:
+    """`foot_angle_ramps` for fixed leads (a gait's): what depends on the leads alone is
+    worked out once, since the controller evaluates the ramps every step."""
+
+    def __init__(self, lead_off: np.ndarray, lead_strike: np.ndarray) -> None:
+        self.off_span, self.off_on = np.maximum(lead_off, 1e-6), lead_off > 0
+        self.strike_span, self.strike_on = np.maximum(lead_strike, 1e-6), lead_strike > 0
+
+    def ramps(self, swing_progress: np.ndarray, time_to_liftoff: np.ndarray,
+              time_to_strike: np.ndarray) -> FootRamps:  # fmt: skip
+        """As foot_angle_ramps."""
+        in_swing = swing_progress >= 0.0
+        ramp_off = _unit_clip(1.0 - time_to_liftoff / self.off_span)
+        ramp_off = np.where(self.off_on, ramp_off, 0)
+        s = _unit_clip(swing_progress)
+        ramp_mid = _unit_clip(2.0 * s)
+        ramp_strike = _unit_clip(1.0 - time_to_strike / self.strike_span)
+        ramp_strike = np.where(self.strike_on, ramp_strike, s >= 1)
+        return in_swing, ramp_off, ramp_mid, ramp_strike
+
+
+class FootAngles:
+    """Angle trajectories (as `foot_angles`) of several joints that follow the same legs
+    and leads, for fixed values (a gait's): the controller evaluates them every step, in
+    float math (numpy's per-call cost dwarfs the arithmetic on four legs; the same floats).
+
+    leads: (lead_off, lead_strike) per leg [s]; joints: per joint, its (stance_value,
+    swing_value, off_value, strike_value), each per leg [rad]."""
+
+    def __init__(self, leads: tuple[np.ndarray, np.ndarray],
+                 joints: list[tuple[np.ndarray, ...]]) -> None:  # fmt: skip
+        timing = FootRampTiming(*leads)
+        # per leg: (span_off, on_off, span_strike, on_strike)
+        self._legs = list(zip(timing.off_span.tolist(), timing.off_on.tolist(),
+                              timing.strike_span.tolist(), timing.strike_on.tolist(),
+                              strict=True))  # fmt: skip
+        # per joint, per leg: (stance, swing, off, strike)
+        self._values = [list(zip(*(np.asarray(v, dtype=float).tolist() for v in values),
+                                 strict=True)) for values in joints]  # fmt: skip
+
+    def __call__(self, swing_progress: np.ndarray, time_to_liftoff: np.ndarray,
+                 time_to_strike: np.ndarray) -> list[list[float]]:  # fmt: skip
+        """Per joint, the angle of each leg [rad] (lists of floats)."""
+        ramps = []  # per leg, the same operations as foot_angle_ramps
+        legs = zip(self._legs, swing_progress.tolist(), time_to_liftoff.tolist(),
+                   time_to_strike.tolist(), strict=True)  # fmt: skip
+        for (span_off, on_off, span_strike, on_strike), sp, t_off, t_strike in legs:
+            ramp_off = min(max(1.0 - t_off / span_off, 0.0), 1.0) if on_off else 0.0
+            s = min(max(sp, 0.0), 1.0)
+            ramp_mid = min(max(2.0 * s, 0.0), 1.0)
+            if on_strike:
+                ramp_strike = min(max(1.0 - t_strike / span_strike, 0.0), 1.0)
+            else:
+                ramp_strike = 1.0 if s >= 1 else 0.0
+            ramps.append((sp >= 0.0, ramp_off, ramp_mid, ramp_strike))
+        return [[_blend(leg_ramps, *leg_values)
+                 for leg_ramps, leg_values in zip(ramps, values, strict=True)]
+                for values in self._values]  # fmt: skip
+
+
+def _blend(ramps: tuple[bool, float, float, float], stance: float, swing: float, off: float,
+           strike: float) -> float:  # fmt: skip
+    """One leg's blend_foot_angles, in float math."""
+    in_swing, ramp_off, ramp_mid, ramp_strike = ramps
+    if not in_swing:
+        return stance + (off - stance) * ramp_off
+    first_half = off + (swing - off) * ramp_mid
+    return first_half + (strike - first_half) * ramp_strike
+
+
+def _unit_clip(x: np.ndarray) -> np.ndarray:
+    """x.clip(0.0, 1.0) without ndarray.clip's Python-level wrapper (the same floats for
+    every x but -0.0, which the ramps never produce)."""
+    return np.minimum(np.maximum(x, 0.0), 1.0)
 
 
 def blend_foot_angles(

@@ -13,7 +13,7 @@ from ._validate import as_points, bone_length
 from .errors import IKError, ShapeError
 from .result import IKResult
 
-__all__ = ["solve_2d", "solve_2d_unchecked", "solve_3d", "two_link"]
+__all__ = ["PlanarTwoLink", "solve_2d", "solve_2d_unchecked", "solve_3d", "two_link"]
 
 _EPS = 8.0 * np.finfo(float).eps
 
@@ -44,13 +44,18 @@ def _bend_sign(bend: object) -> np.ndarray:
 def _planar(l1: float, l2: float, d: np.ndarray, sgn: np.ndarray, rmin: float, rmax: float):
     """Joint angles for a target at distance ``d`` on the +x axis. Returns (a1, theta2, dc)."""
     dc = np.asarray(d).clip(rmin, rmax)
-    full = l1 + l2
+    a1, theta2 = _clamped_angles(l1, l2, l1 + l2, dc, sgn, rmin)
+    return a1, theta2, dc
+
+
+def _clamped_angles(l1, l2, full, dc, sgn, rmin):
+    """(a1, theta2) for a target at the clamped distance ``dc``; ``full`` = l1 + l2."""
     # tan^2(theta2 / 2) = ((L - d)(L + d)) / ((d - m)(d + m)): accurate at both ends.
     num = np.sqrt(np.maximum((full - dc) * (full + dc), 0.0))
     den = np.sqrt(np.maximum((dc - rmin) * (dc + rmin), 0.0))
     theta2 = sgn * (2.0 * np.arctan2(num, den))
     a1 = -np.arctan2(l2 * np.sin(theta2), l1 + l2 * np.cos(theta2))
-    return a1, theta2, dc
+    return a1, theta2
 
 
 def solve_2d(
@@ -106,6 +111,30 @@ def solve_2d_unchecked(
     theta1 = np.arctan2(y, x) + a1
     theta1 = np.remainder(theta1 + np.pi, 2.0 * np.pi) - np.pi
     return theta1, theta2, reached
+
+
+class PlanarTwoLink:
+    """`solve_2d_unchecked` for chains whose lengths never change (a controller's legs, solved
+    thousands of times a second): the terms of the lengths alone are worked out once, and
+    only the angles are returned (no `reached` mask). The same floats as the function."""
+
+    def __init__(self, l1: float | np.ndarray, l2: float | np.ndarray,
+                 max_reach: float = 1.0) -> None:  # fmt: skip
+        self.l1, self.l2 = l1, l2
+        self.full = l1 + l2
+        self.rmin = abs(l1 - l2)
+        self.rmax = max_reach * (l1 + l2)
+
+    def angles(self, x: np.ndarray, y: np.ndarray,
+               bend_sign: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """(theta1, theta2) [rad] for targets (x, y) relative to the first joint; `bend_sign`
+        +-1. Targets out of reach get the clamped pose pointing at them."""
+        # minimum(maximum()) is clip without ndarray.clip's Python-level wrapper
+        dc = np.minimum(np.maximum(np.hypot(x, y), self.rmin), self.rmax)
+        a1, theta2 = _clamped_angles(self.l1, self.l2, self.full, dc, bend_sign, self.rmin)
+        theta1 = np.arctan2(y, x) + a1
+        theta1 = np.remainder(theta1 + np.pi, 2.0 * np.pi) - np.pi
+        return theta1, theta2
 
 
 def _perpendicular(u: np.ndarray) -> np.ndarray:
