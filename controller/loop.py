@@ -1,7 +1,8 @@
 """Controller: the Coros et al. (2011) control step, composed from the pure parts.
 
-Per step: gait phase -> stance/swing per leg -> foot targets (stance: hold the foot under the
-desired leg-frame pose; swing: placement and swing path) -> leg IK -> PD on every joint but
+Per step: gait phase -> stance/swing per leg -> the stride waves' leg-frame heights and pitch,
+head and tail (gaits/waves.py) -> foot targets (stance: hold the foot under the desired
+leg-frame pose; swing: placement and swing path) -> leg IK -> PD on every joint but
 the stance hips -> leg-frame virtual forces through J^T on the stance legs -> leg-frame
 orientation torque shared by the stance hips -> gravity compensation of swing legs, neck,
 head and tail -> the spine's quaternion split.

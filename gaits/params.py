@@ -330,7 +330,7 @@ class GaitParams:
                                     f"{what} {{{keys}}}, got {value!r}")  # fmt: skip
                 values.update({f"{name}.{k}": _number(value[k], f"{name}.{k}", where)
                                for k in spec.keys})  # fmt: skip
-            elif spec.keyed:  # one number for every leg or harmonic
+            elif spec.keyed:  # one number for every leg, harmonic or frame
                 values.update({f"{name}.{k}": _number(value, name, where) for k in spec.keys})
             else:
                 values[name] = _number(value, name, where)
