@@ -165,7 +165,7 @@ class Controller:
                                          SIDE * self._leg["step_offset_y_m"]])  # fmt: skip
         self._s_fp = np.stack([p.leg("fp_sagittal_s"), p.leg("fp_coronal_s")], axis=1)
         self._kv = np.array([p.frames("kv_sagittal_Ns_per_m"), p.frames("kv_coronal_Ns_per_m")]).T
-        self._gain = {name: np.asarray(p.frames(name), dtype=float).tolist() for name in (
+        self._gain = {name: p.frames(name) for name in (
             "kp_height_N_per_m", "kd_height_Ns_per_m", "kp_orient_Nm_per_rad",
             "kd_orient_Nms_per_rad", "kp_yaw_Nm_per_rad", "kd_yaw_Nms_per_rad")}  # fmt: skip
         self._stance_hip_pd = np.repeat(p.frames("stance_hip_pd"), 2)[:, None]  # per leg

@@ -95,63 +95,26 @@ def foot_angles(
     `off_value` over the last `lead_off` [s] before lift-off (toe-off); in swing from the
     lift-off value through `swing_value` at mid-swing, then to `strike_value` over the last
     `lead_strike` [s] before the expected strike (foot-strike anticipation)."""
-    ramps = foot_angle_ramps(swing_progress, time_to_liftoff, time_to_strike, lead_off,
-                             lead_strike)  # fmt: skip
-    return blend_foot_angles(ramps, stance_value, swing_value, off_value, strike_value)
-
-
-FootRamps = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-
-def foot_angle_ramps(
-    swing_progress: np.ndarray,
-    time_to_liftoff: np.ndarray,
-    time_to_strike: np.ndarray,
-    lead_off: np.ndarray,
-    lead_strike: np.ndarray,
-) -> FootRamps:
-    """The timing half of `foot_angles` (shared by every angle that follows the same legs):
-    in swing, and the toe-off, mid-swing and strike blend weights in [0, 1]."""
-    return FootRampTiming(lead_off, lead_strike).ramps(swing_progress, time_to_liftoff,
-                                                       time_to_strike)  # fmt: skip
-
-
-class FootRampTiming:
-    """`foot_angle_ramps` for fixed leads (a gait's): what depends on the leads alone is
-    worked out once, since the controller evaluates the ramps every step."""
-
-    def __init__(self, lead_off: np.ndarray, lead_strike: np.ndarray) -> None:
-        self.off_span, self.off_on = np.maximum(lead_off, 1e-6), lead_off > 0
-        self.strike_span, self.strike_on = np.maximum(lead_strike, 1e-6), lead_strike > 0
-
-    def ramps(self, swing_progress: np.ndarray, time_to_liftoff: np.ndarray,
-              time_to_strike: np.ndarray) -> FootRamps:  # fmt: skip
-        """As foot_angle_ramps."""
-        in_swing = swing_progress >= 0.0
-        ramp_off = _unit_clip(1.0 - time_to_liftoff / self.off_span)
-        ramp_off = np.where(self.off_on, ramp_off, 0)
-        s = _unit_clip(swing_progress)
-        ramp_mid = _unit_clip(2.0 * s)
-        ramp_strike = _unit_clip(1.0 - time_to_strike / self.strike_span)
-        ramp_strike = np.where(self.strike_on, ramp_strike, s >= 1)
-        return in_swing, ramp_off, ramp_mid, ramp_strike
+    angles = FootAngles((lead_off, lead_strike),
+                        [(stance_value, swing_value, off_value, strike_value)])  # fmt: skip
+    return np.array(angles(swing_progress, time_to_liftoff, time_to_strike)[0])
 
 
 class FootAngles:
     """Angle trajectories (as `foot_angles`) of several joints that follow the same legs
     and leads, for fixed values (a gait's): the controller evaluates them every step, in
-    float math (numpy's per-call cost dwarfs the arithmetic on four legs; the same floats).
+    float math (numpy's per-call cost dwarfs the arithmetic on four legs).
 
     leads: (lead_off, lead_strike) per leg [s]; joints: per joint, its (stance_value,
     swing_value, off_value, strike_value), each per leg [rad]."""
 
     def __init__(self, leads: tuple[np.ndarray, np.ndarray],
                  joints: list[tuple[np.ndarray, ...]]) -> None:  # fmt: skip
-        timing = FootRampTiming(*leads)
-        # per leg: (span_off, on_off, span_strike, on_strike)
-        self._legs = list(zip(timing.off_span.tolist(), timing.off_on.tolist(),
-                              timing.strike_span.tolist(), timing.strike_on.tolist(),
-                              strict=True))  # fmt: skip
+        lead_off, lead_strike = (np.asarray(lead, dtype=float) for lead in leads)
+        # per leg: (span_off, on_off, span_strike, on_strike); a lead of 0 is a step
+        self._legs = list(zip(np.maximum(lead_off, 1e-6).tolist(), (lead_off > 0).tolist(),
+                              np.maximum(lead_strike, 1e-6).tolist(),
+                              (lead_strike > 0).tolist(), strict=True))  # fmt: skip
         # per joint, per leg: (stance, swing, off, strike)
         self._values = [list(zip(*(np.asarray(v, dtype=float).tolist() for v in values),
                                  strict=True)) for values in joints]  # fmt: skip
@@ -159,7 +122,7 @@ class FootAngles:
     def __call__(self, swing_progress: np.ndarray, time_to_liftoff: np.ndarray,
                  time_to_strike: np.ndarray) -> list[list[float]]:  # fmt: skip
         """Per joint, the angle of each leg [rad] (lists of floats)."""
-        ramps = []  # per leg, the same operations as foot_angle_ramps
+        ramps = []  # per leg: in swing, and the toe-off, mid-swing and strike blend weights
         legs = zip(self._legs, swing_progress.tolist(), time_to_liftoff.tolist(),
                    time_to_strike.tolist(), strict=True)  # fmt: skip
         for (span_off, on_off, span_strike, on_strike), sp, t_off, t_strike in legs:
@@ -178,30 +141,9 @@ class FootAngles:
 
 def _blend(ramps: tuple[bool, float, float, float], stance: float, swing: float, off: float,
            strike: float) -> float:  # fmt: skip
-    """One leg's blend_foot_angles, in float math."""
+    """One leg's angle from its ramps: toe-off in stance, mid-swing then strike in swing."""
     in_swing, ramp_off, ramp_mid, ramp_strike = ramps
     if not in_swing:
         return stance + (off - stance) * ramp_off
     first_half = off + (swing - off) * ramp_mid
     return first_half + (strike - first_half) * ramp_strike
-
-
-def _unit_clip(x: np.ndarray) -> np.ndarray:
-    """x.clip(0.0, 1.0) without ndarray.clip's Python-level wrapper (the same floats for
-    every x but -0.0, which the ramps never produce)."""
-    return np.minimum(np.maximum(x, 0.0), 1.0)
-
-
-def blend_foot_angles(
-    ramps: FootRamps,
-    stance_value: np.ndarray,
-    swing_value: np.ndarray,
-    off_value: np.ndarray,
-    strike_value: np.ndarray,
-) -> np.ndarray:
-    """The angles of `foot_angles` from its `foot_angle_ramps`."""
-    in_swing, ramp_off, ramp_mid, ramp_strike = ramps
-    stance_angle = stance_value + (off_value - stance_value) * ramp_off
-    first_half = off_value + (swing_value - off_value) * ramp_mid
-    swing_angle = first_half + (strike_value - first_half) * ramp_strike
-    return np.where(in_swing, swing_angle, stance_angle)

@@ -100,16 +100,13 @@ def solve_2d_unchecked(
     """`solve_2d` without the input checks, for a caller that validated its inputs once
     (a controller calling it thousands of times a second). `bend_sign` must be +-1; the
     lengths may be arrays that broadcast against the targets' batch shape."""
-    rmin = abs(l1 - l2)
-    rmax = max_reach * (l1 + l2)
+    chain = PlanarTwoLink(l1, l2, max_reach)
     x = target[..., 0]
     y = target[..., 1]
     d = np.hypot(x, y)
-    slack = _EPS * (l1 + l2)
-    reached = (d <= rmax + slack) & (d >= rmin - slack)
-    a1, theta2, _ = _planar(l1, l2, d, bend_sign, rmin, rmax)
-    theta1 = np.arctan2(y, x) + a1
-    theta1 = np.remainder(theta1 + np.pi, 2.0 * np.pi) - np.pi
+    slack = _EPS * chain.full
+    reached = (d <= chain.rmax + slack) & (d >= chain.rmin - slack)
+    theta1, theta2 = chain.angles(x, y, bend_sign)
     return theta1, theta2, reached
 
 
