@@ -69,10 +69,13 @@ def rot_x(angle: np.ndarray) -> np.ndarray:
     return _rot_x_cs(np.cos(angle), np.sin(angle))
 
 
-def _rot_x_cs(c: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """rot_x of the angles whose cosines and sines are c and s."""
-    R = np.zeros(np.shape(c) + (3, 3))
-    R[..., 0, 0] = 1.0
+def _rot_x_cs(c: np.ndarray, s: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """rot_x of the angles whose cosines and sines are c and s; written into `out` when given
+    (an earlier result of the same shape: its constant entries are left as they are)."""
+    R = out
+    if R is None:
+        R = np.zeros(np.shape(c) + (3, 3))
+        R[..., 0, 0] = 1.0
     R[..., 1, 1] = c
     R[..., 1, 2] = -s
     R[..., 2, 1] = s
@@ -82,11 +85,17 @@ def _rot_x_cs(c: np.ndarray, s: np.ndarray) -> np.ndarray:
 
 def rot_y(angle: np.ndarray) -> np.ndarray:
     """Rotation matrices (..., 3, 3) about +y by `angle` [rad]."""
-    c, s = np.cos(angle), np.sin(angle)
-    R = np.zeros(np.shape(angle) + (3, 3))
+    return _rot_y_cs(np.cos(angle), np.sin(angle))
+
+
+def _rot_y_cs(c: np.ndarray, s: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """rot_y of the angles whose cosines and sines are c and s; into `out` as _rot_x_cs."""
+    R = out
+    if R is None:
+        R = np.zeros(np.shape(c) + (3, 3))
+        R[..., 1, 1] = 1.0
     R[..., 0, 0] = c
     R[..., 0, 2] = s
-    R[..., 1, 1] = 1.0
     R[..., 2, 0] = -s
     R[..., 2, 2] = c
     return R
@@ -103,34 +112,49 @@ class LegKinematics:
     def __init__(self, hip_pos_legframe: np.ndarray, lengths: np.ndarray) -> None:
         self.hip = np.asarray(hip_pos_legframe, dtype=float).reshape(4, 3)
         self.lengths = np.asarray(lengths, dtype=float).reshape(4, 4)
-        self._down = np.zeros((4, 4, 3))
-        self._down[:, :, 2] = -self.lengths
+        self._neg_lengths = -self.lengths[:, :, None]
+        # pose()'s roll, pitch and axis arrays, rewritten by every call (fewer numpy calls)
+        zeros = np.zeros(4)
+        self._roll = _rot_x_cs(zeros, zeros)
+        self._pitch = _rot_y_cs(np.zeros((4, 4)), np.zeros((4, 4)))
+        self._pose_axes = self._axes(zeros, zeros)
 
     def forward(self, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Joint positions (4, 5, 3): hip, knee, hock, toe joint, foot centre [m, leg frame];
         and the world-from-segment rotations (4, 4, 3, 3) of thigh, shank, cannon, toe."""
         a = np.asarray(angles, dtype=float)
-        return self._forward(a, rot_x(a[:, 0]))
+        c, s = np.cos(a), np.sin(a)
+        pitch = _rot_y_cs(c[:, 1:].T, s[:, 1:].T)
+        return self._forward(_rot_x_cs(c[:, 0], s[:, 0]), pitch)
 
     def pose(self, angles: np.ndarray) -> LegPose:
         """forward(angles), joint_axes(angles) and the hip-roll rotations (4, 3, 3) at once:
-        the three share the roll's cosine and sine."""
+        the three share the roll's cosine and sine. The pose's axes and roll arrays are
+        rewritten by the next call (the controller's per-step path)."""
         a = np.asarray(angles, dtype=float)
-        c, s = np.cos(a[:, 0]), np.sin(a[:, 0])
-        roll = _rot_x_cs(c, s)
-        pos, rots = self._forward(a, roll)
-        return LegPose(pos, rots, self._axes(c, s), roll)
+        c, s = np.cos(a), np.sin(a)  # every joint's, in one call each
+        c_roll, s_roll = c[:, 0], s[:, 0]
+        roll = _rot_x_cs(c_roll, s_roll, out=self._roll)
+        pitch = _rot_y_cs(c[:, 1:].T, s[:, 1:].T, out=self._pitch)
+        pos, rots = self._forward(roll, pitch)
+        return LegPose(pos, rots, self._axes(c_roll, s_roll, out=self._pose_axes), roll)
 
-    def _forward(self, a: np.ndarray, roll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        pitch = rot_y(a[:, 1:].T)  # (joint, leg, 3, 3): all four pitch joints in one call
+    def _forward(self, roll: np.ndarray,
+                 pitch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """forward() from the roll rotations (leg, 3, 3) and the rotations of the four pitch
+        joints (joint, leg, 3, 3)."""
         rots = np.empty((4, 4, 3, 3))
         rots[:, 0] = r = roll @ pitch[0]
         for s in range(1, 4):  # thigh, shank, cannon, toe
             rots[:, s] = r = r @ pitch[s]
-        steps = np.einsum("lsij,lsj->lsi", rots, self._down)
+        # each segment hangs along its -z: its rotation's z column times -length (the same
+        # floats as rotating (0, 0, -length), whose zero terms add nothing)
+        steps = rots[:, :, :, 2] * self._neg_lengths
         pos = np.empty((4, 5, 3))
         pos[:, 0] = self.hip
-        pos[:, 1:] = self.hip[:, None, :] + np.cumsum(steps, axis=1)
+        # add.accumulate is cumsum without its Python-level wrapper
+        np.add.accumulate(steps, axis=1, out=pos[:, 1:])
+        pos[:, 1:] += self.hip[:, None, :]
         return pos, rots
 
     def joint_axes(self, angles: np.ndarray) -> np.ndarray:
@@ -138,9 +162,13 @@ class LegKinematics:
         return self._axes(np.cos(angles[:, 0]), np.sin(angles[:, 0]))
 
     @staticmethod
-    def _axes(cos_roll: np.ndarray, sin_roll: np.ndarray) -> np.ndarray:
-        axes = np.zeros((4, 5, 3))
-        axes[:, 0, 0] = 1.0  # the roll axis: x
+    def _axes(cos_roll: np.ndarray, sin_roll: np.ndarray,
+              out: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+        """joint_axes from the roll's cosines and sines; into `out` as _rot_x_cs."""
+        axes = out
+        if axes is None:
+            axes = np.zeros((4, 5, 3))
+            axes[:, 0, 0] = 1.0  # the roll axis: x
         # pitch axes: y after the roll; below the roll the leg moves in one plane
         axes[:, 1:, 1] = cos_roll[:, None]
         axes[:, 1:, 2] = sin_roll[:, None]

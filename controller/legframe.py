@@ -65,13 +65,11 @@ def share_frame_torque(
     """Hip roll and pitch torques (k, 2) [N*m] of a frame's legs so that the stance hips
     together turn the frame by `torque_world` (a joint torque acts with the opposite sign
     on the frame, its parent): tau_stance_i = -(a . tau_LF) / N_stance. Swing legs get 0.
-    hip_axes_world: (k, 2, 3) roll and pitch axes."""
-    n = sum(stance.tolist())
-    if n == len(stance):  # all in stance: no need to pick them out
-        out = np.einsum("kaj,j->ka", hip_axes_world, torque_world)
-        out /= -n  # exactly -out / n: a division's rounding is symmetric in sign
-        return out
-    out = np.zeros((len(stance), 2))
-    if n:
-        out[stance] = -np.einsum("kaj,j->ka", hip_axes_world[stance], torque_world) / n
-    return out
+    hip_axes_world: (k, 2, 3) roll and pitch axes. Leading axes are frames: torque_world
+    (..., 3), hip_axes_world (..., k, 2, 3) and stance (..., k) give (..., k, 2)."""
+    stance = np.asarray(stance, dtype=bool)
+    out = np.einsum("...kaj,...j->...ka", hip_axes_world, torque_world)
+    # -(x / n) exactly (a division's rounding is symmetric in sign); a frame without stance
+    # legs divides by 1 and is zeroed below
+    out /= -np.maximum(stance.sum(axis=-1), 1)[..., None, None]
+    return np.where(stance[..., None], out, 0.0)

@@ -10,6 +10,7 @@ head and tail -> the spine's quaternion split.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -23,14 +24,15 @@ from controller.sim import TRACKED_LINKS
 from controller.spine import pitch_yaw_quat, split_spine
 from controller.stand import GRAVITY, leg_kinematics
 from controller.state import DogState
-from controller.swing import FootAngles, foot_placement, swing_path
-from controller.virtual_force import jt_force, rotation_error_floats
+from controller.swing import FootAngles, SwingPath, foot_placement
+from controller.virtual_force import jt_force, rotation_vector
 from gaits.params import SCHEMA, GaitParams
 from gaits.waves import WAVES, amplitude_name, phase_name, wave_values
 from models import FORE, HIND, LEGS, Skeleton
 
 FRONT, BACK = 0, 1
 FRAME_OF_LEG = np.array([FRONT, FRONT, BACK, BACK])
+FRAME_OF_LEG_L = FRAME_OF_LEG.tolist()
 SIDE = np.array([1.0 if leg[0] == "L" else -1.0 for leg in LEGS])
 BEND = np.array([-1.0 if leg in FORE else 1.0 for leg in LEGS])  # elbows back, knees forward
 CHEST = TRACKED_LINKS.index("chest")
@@ -73,7 +75,9 @@ class Controller:
         self.legs, self.leg_idx = leg_kinematics(skeleton)
         self.leg_ik = LegIK(self.legs.hip, self.legs.lengths, BEND)
         self._hip_idx = self.leg_idx[:, :2].copy()  # hip/shoulder roll and pitch of each leg
-        self.kp, self.kd = gain_arrays(skeleton, dt=servo_dt)
+        # kp and kd are the rows of one array: the step scales the stance hips' in one go
+        self._gains = np.stack(gain_arrays(skeleton, dt=servo_dt))
+        self.kp, self.kd = self._gains
         names = skeleton.joint_names
         self.lower, self.upper, _ = skeleton.limits()
         self.spine_idx = np.array([[names.index(p), names.index(y)]
@@ -90,6 +94,8 @@ class Controller:
         upper_body += [j for pair in skeleton.tail_joints for j in pair]
         self.hold_idx = np.array([names.index(j) for j in upper_body])
         self.hold_tau = static_gravity_torques(skeleton, upper_body)
+        self._tau_hold = np.zeros(len(names))  # the feed-forward torques but the legs'
+        self._tau_hold[self.hold_idx] += self.hold_tau
         # mass carried by each leg frame (its own links, its legs, neck and head or tail,
         # and its share of the spine by fractional distance: w = 1/2 for a uniform spine)
         mass = {k.name: k.mass for k in skeleton.links}
@@ -107,7 +113,8 @@ class Controller:
         self._frame_weight = self.frame_weight.tolist()
         self.seg_mass = np.array([[mass[n] for n in skeleton.legs[leg].links] for leg in LEGS])
         self._seg_weight = self.seg_mass * GRAVITY
-        self._seg_weight_3d = self._seg_weight[:, :, None]
+        # half each segment's weight: its midpoint is half the sum of its ends (exactly)
+        self._half_seg_weight_3d = 0.5 * self._seg_weight[:, :, None]
         # weight below each leg joint (distal sums)
         below = np.cumsum(self._seg_weight[:, ::-1], axis=1)[:, ::-1][:, SEG_OF_JOINT]
         self._weight_below = below[:, :, None]
@@ -123,15 +130,14 @@ class Controller:
         self.support = np.ones(4, dtype=bool)
         self.liftoff = np.zeros((4, 2))
         self.anchor = np.zeros((4, 2))
-        self._hold = np.zeros(4, dtype=bool)
-        self._early = np.zeros(4, dtype=bool)
-        self._since_contact = np.zeros(4)
+        self._hold = [False] * 4  # per leg, as lists: the step works on them in float math
+        self._early = [False] * 4
+        self._since_contact = [0.0] * 4
         self.ground = np.zeros(4)
         self._started = False
         self._frames = np.zeros((2, 3, 3))
         self._v_int = 0.0
         self._yaw_int = [0.0, 0.0]
-        self._quats = np.zeros((2, 4))
 
     def set_params(self, params: GaitParams) -> None:
         """Use `params` from now on (the phase carries over)."""
@@ -154,13 +160,15 @@ class Controller:
              (NO_TOE_ANGLE, swing_cannon, self._leg["toe_off_rad"], self._leg["foot_strike_rad"])],
         )  # fmt: skip
         shape = (self._leg["swing_lift_skew"], self._leg["swing_reach_early"])
-        self._swing_shape = shape if np.any(shape) else (None, None)
+        self._swing_path = SwingPath(self._leg["swing_height_m"], reach_below_m=REACH_BELOW_M,
+                                     shape=shape if np.any(shape) else (None, None))  # fmt: skip
         self._wave_amp = np.array([p.harmonics(amplitude_name(w)) for w, *_ in WAVES])
         self._wave_peak = np.array([p.harmonics(phase_name(w)) for w, *_ in WAVES])
         self._waves_on = bool(np.any(self._wave_amp))
         swing_dur = np.asarray(self.graph.swing_duration)
         period = self.graph.period_s
         self._t_swing, self._t_stance = swing_dur * period, (1.0 - swing_dur) * period
+        self._t_swing_l, self._t_stance_l = self._t_swing.tolist(), self._t_stance.tolist()
         self._offset_heading = np.stack([self._leg["step_offset_x_m"],
                                          SIDE * self._leg["step_offset_y_m"]])  # fmt: skip
         self._s_fp = np.stack([p.leg("fp_sagittal_s"), p.leg("fp_coronal_s")], axis=1)
@@ -168,13 +176,36 @@ class Controller:
         self._gain = {name: p.frames(name) for name in (
             "kp_height_N_per_m", "kd_height_Ns_per_m", "kp_orient_Nm_per_rad",
             "kd_orient_Nms_per_rad", "kp_yaw_Nm_per_rad", "kd_yaw_Nms_per_rad")}  # fmt: skip
-        self._stance_hip_pd = np.repeat(p.frames("stance_hip_pd"), 2)[:, None]  # per leg
+        # per pattern of supporting legs: the factor on kp and kd that scales the supporting
+        # hips' PD by stance_hip_pd (and is 1 elsewhere: x * 1.0 is x, bit for bit)
+        hip_pd = np.repeat(p.frames("stance_hip_pd"), 2)  # per leg
+        self._hip_pd_scale = {}
+        for pattern in itertools.product((False, True), repeat=len(LEGS)):
+            scale = np.ones_like(self._gains)
+            for k in np.flatnonzero(pattern):
+                scale[:, self._hip_idx[k]] = hip_pd[k]
+            self._hip_pd_scale[pattern] = scale
         self._height_d = (p["height_front_m"], p["height_back_m"])
+        self._terms_heading: float | None = None  # the step offsets changed: recompute them
+
+    def _heading_terms(self, heading: float) -> tuple:
+        """The heading's rotation H, its ground part H2 and H2^T, forward and left on the
+        ground, the step offsets turned to the heading (4, 2), and the cosine and sine of half
+        the heading [rad]; worked out again only when the heading changes (it stays put
+        unless the dog turns)."""
+        if heading != self._terms_heading:
+            ch, sh = math.cos(heading), math.sin(heading)
+            H = np.array([[ch, -sh, 0.0], [sh, ch, 0.0], [0.0, 0.0, 1.0]])
+            H2 = H[:2, :2]
+            self._terms = (H, H2, H2.T, H[:2, 0], H[:2, 1], (H2 @ self._offset_heading).T,
+                           (np.cos(heading / 2), np.sin(heading / 2)))
+            self._terms_heading = heading
+        return self._terms
 
     # ------------------------------------------------------------------ the step
     def step(self, state: DogState) -> ServoCommand:
         """The joint servo command until the next control step."""
-        p, leg, dt = self._scalar, self._leg, self.dt
+        p, dt = self._scalar, self.dt
         graph = self.graph
         if not self._started:
             self._start(state)
@@ -187,24 +218,31 @@ class Controller:
         turn_rate = cmd.turn_rate_rps * ramp
         self.heading_now += turn_rate * dt
         heading = self.heading_now
-        ch, sh = math.cos(heading), math.sin(heading)
-        H = np.array([[ch, -sh, 0.0], [sh, ch, 0.0], [0.0, 0.0, 1.0]])
-        H2, forward_2d, left_2d = H[:2, :2], H[:2, 0], H[:2, 1]  # the heading on the ground
+        H, H2, H2_T, forward_2d, left_2d, offset, half_heading = self._heading_terms(heading)
 
         # -------- gait phase and stance/swing
         period = graph.period_s
-        swing_p = graph.swing_progress(self.phase)
-        stance_p = graph.stance_progress(self.phase)
-        in_swing = swing_p >= 0.0
+        # per leg in float math and lists (numpy's per-call cost dwarfs the arithmetic on four
+        # legs); arrays only where numpy needs them
+        swing_l, stance_p_l = graph.progress(self.phase)
+        contact = state.foot_contact.tolist()
+        in_swing_l = [sw >= 0.0 for sw in swing_l]
+        in_swing = np.array(in_swing_l)
         self.planned_swing = in_swing  # the gait graph's plan, before contacts amend it
-        self._hold &= in_swing  # legs held down at the start join the gait after this swing
+        # legs held down at the start join the gait after this swing
+        self._hold = [h and sw for h, sw in zip(self._hold, in_swing_l, strict=True)]
         # an early strike ends the swing for good (contacts flicker as a foot lands)
-        self._early = (self._early | (state.foot_contact & (swing_p > EARLY_CONTACT))) & in_swing
-        stance = ~in_swing | self._hold | self._early
-        lifted = self.stance & ~stance
-        t_swing, t_stance = self._t_swing, self._t_stance
-        time_to_strike = np.where(in_swing, (1.0 - swing_p) * t_swing, 0.0)
-        time_to_liftoff = np.where(in_swing, 0.0, (1.0 - stance_p) * t_stance)
+        self._early = [(e or (c and sw > EARLY_CONTACT)) and s for e, c, sw, s in zip(
+            self._early, contact, swing_l, in_swing_l, strict=True)]  # fmt: skip
+        stance_l = [not s or h or e for s, h, e in zip(in_swing_l, self._hold, self._early,
+                                                          strict=True)]  # fmt: skip
+        lifted_l = [was and not now for was, now in zip(self.stance.tolist(), stance_l,
+                                                            strict=True)]  # fmt: skip
+        strike_l = [(1.0 - sw) * t if sw >= 0.0 else 0.0
+                    for sw, t in zip(swing_l, self._t_swing_l, strict=True)]  # fmt: skip
+        liftoff_l = [0.0 if sw >= 0.0 else (1.0 - st) * t
+                     for sw, st, t in zip(swing_l, stance_p_l, self._t_stance_l, strict=True)]
+        time_to_strike = np.array(strike_l)
 
         # -------- leg frames
         frames = self._frames  # rows: front (chest), back (pelvis)
@@ -212,8 +250,8 @@ class Controller:
         frames[0, 1], frames[1, 1] = state.link_vel[CHEST], state.base_vel
         frames[0, 2], frames[1, 2] = state.link_angvel[CHEST], state.base_angvel
         frame_pos, frame_vel, frame_w = frames[:, 0], frames[:, 1], frames[:, 2]
-        self._quats[0], self._quats[1] = state.link_quat[CHEST], state.base_quat
-        frame_rows = [quat_rows(*quat) for quat in self._quats.tolist()]
+        frame_rows = [quat_rows(*state.link_quat[CHEST].tolist()),
+                      quat_rows(*state.base_quat.tolist())]  # fmt: skip
         frame_R = np.array(frame_rows)
         # take() is fancy indexing without its overhead (the same C-ordered arrays)
         R_leg = frame_R.take(FRAME_OF_LEG, axis=0)
@@ -227,20 +265,26 @@ class Controller:
         foot = state.foot_pos
         # a foot that bears weight for the first time this stance fixes its anchor and the
         # ground height under it; a stance foot not yet down keeps reaching for the ground
-        self._since_contact = np.where(state.foot_contact, 0.0, self._since_contact + dt)
-        touchdown = stance & state.foot_contact & ~self.support
-        # touchdowns and lift-offs are rare: skip the empty updates (any() of a list is cheap)
-        any_lifted = any(lifted.tolist())
-        if any(touchdown.tolist()):
+        self._since_contact = [0.0 if c else t + dt
+                               for c, t in zip(contact, self._since_contact, strict=True)]
+        was_support = self.support.tolist()
+        touchdown_l = [now and c and not sup for now, c, sup in zip(stance_l, contact, was_support,
+                                                                       strict=True)]  # fmt: skip
+        # touchdowns and lift-offs are rare: skip the empty updates
+        any_lifted = any(lifted_l)
+        if any(touchdown_l):
+            touchdown = np.array(touchdown_l)
             self.ground[touchdown] = foot[touchdown, 2] - self.foot_radius
             self.anchor[touchdown] = foot[touchdown, :2]
         if any_lifted:
+            lifted = np.array(lifted_l)
             self.liftoff[lifted] = foot[lifted, :2]
         # a stance foot supports the body from its strike until lift-off, unless it has lost
         # the ground for longer than a bounce
-        self.support = (self.support | touchdown) & stance & (self._since_contact < BOUNCE_S)
-        support = self.support
-        self.stance = stance
+        support_l = [(sup or td) and now and t < BOUNCE_S for sup, td, now, t in zip(
+            was_support, touchdown_l, stance_l, self._since_contact, strict=True)]  # fmt: skip
+        self.support = support = np.array(support_l)
+        self.stance = stance = np.array(stance_l)
 
         # stride waves: heights, pitch, head and tail over the stride (all 0 without waves)
         if self._waves_on:
@@ -253,21 +297,20 @@ class Controller:
             accel[:2] += ends * accel[2]
             dz_front, dz_back, dpitch, dhead, dtail = wave.tolist()
             height_rate, height_accel = rate[:2].tolist(), accel[:2].tolist()
-            frame_w_d = float(rate[2]) * H[:, 1]  # the pitch wave's rate, about the heading's y
+            # the pitch wave's rate, about the heading's y
+            frame_w_d = (float(rate[2]) * H[:, 1]).tolist()
         else:
             dz_front = dz_back = dpitch = dhead = dtail = 0.0
             height_rate = height_accel = NO_WAVE
             frame_w_d = None
         pitch_d = p["body_pitch_rad"] + dpitch
-        half_heading = (np.cos(heading / 2), np.sin(heading / 2))
         q_desired = pitch_yaw_quat(pitch_d, *half_heading)
         R_desired = np.array(quat_rows(*q_desired))
-        frame_pitch = np.array([_pitch_of(R) for R in frame_rows])
+        frame_pitch = [_pitch_of(R) for R in frame_rows]
         yaw_err = [_wrap(heading - _yaw_of(R)) for R in frame_rows]  # per frame, [rad]
 
         # -------- foot targets (world), then leg-frame coordinates
         v_d = H2 @ np.array([self.speed_now, 0.0])
-        offset = (H2 @ self._offset_heading).T
         s_fp = self._s_fp
         # the paper's feedback (v - v_d) s_fp, sagittal and coronal gains in the heading frame
         v_legframe = frame_vel[:, :2].take(FRAME_OF_LEG, axis=0)
@@ -279,37 +322,36 @@ class Controller:
         if steer != 0.0:  # a body turning at the rate: its ends move sideways, +-w d
             half = 0.5 * float((frame_pos[FRONT, :2] - frame_pos[BACK, :2]) @ forward_2d)
             frame_v_d = (v_d + (steer * half) * left_2d, v_d - (steer * half) * left_2d)
-        all_stance = all(stance.tolist())  # then no swing foot needs a landing point or a path
-        if any(in_swing.tolist()):
+        all_stance = all(stance_l)  # then no swing foot needs a landing point or a path
+        if any(in_swing_l):
             if steer != 0.0:
                 v_d_leg = np.array(frame_v_d).take(FRAME_OF_LEG, axis=0)
                 v_err_h = ((v_legframe - v_d_leg) @ H2)
             else:
                 v_err_h = ((v_legframe - v_d) @ H2)
-            v_err_h = v_err_h.clip(-MAX_FP_ERROR, MAX_FP_ERROR)
-            feedback = (v_err_h * s_fp) @ H2.T
-            landing = foot_placement(hip_world[:, :2], v_legframe, time_to_strike, t_stance,
+            # minimum(maximum()) is clip without ndarray.clip's Python-level wrapper
+            v_err_h = np.minimum(np.maximum(v_err_h, -MAX_FP_ERROR), MAX_FP_ERROR)
+            feedback = (v_err_h * s_fp) @ H2_T
+            landing = foot_placement(hip_world[:, :2], v_legframe, time_to_strike, self._t_stance,
                                      offset, feedback)  # fmt: skip
             if not all_stance:
-                swing_target = swing_path(self.liftoff, landing, swing_p, leg["swing_height_m"],
-                                          self.ground + self.foot_radius,
-                                          reach_below_m=REACH_BELOW_M,
-                                          shape=self._swing_shape)  # fmt: skip
+                foot_ground = [g + self.foot_radius for g in self.ground.tolist()]
+                swing_target = self._swing_path(self.liftoff, landing, swing_l, foot_ground)
             # until it bears weight, a foot aims where its swing was headed
             self.anchor[in_swing] = landing[in_swing]
         # stance feet hold the point where they struck; the leg is posed as if its frame
         # already stood at the desired height and orientation
         g = self.ground.tolist()  # each frame's ground: the mean under its two feet
-        frame_pos_d = frame_pos.copy()
         frame_z_d = ((g[0] + g[1]) / 2 + self._height_d[0] + dz_front,
                      (g[2] + g[3]) / 2 + self._height_d[1] + dz_back)  # fmt: skip
-        frame_pos_d[:, 2] = frame_z_d
-        reach = np.where(self.support, 0.0, REACH_BELOW_M)
-        stance_target = np.empty((4, 3))
-        stance_target[:, :2] = self.anchor
-        stance_target[:, 2] = self.ground + self.foot_radius - reach
-        frame_pos_d_leg = frame_pos_d.take(FRAME_OF_LEG, axis=0)
-        stance_local = np.einsum("ji,kj->ki", R_desired, stance_target - frame_pos_d_leg)
+        # each stance foot's target (its anchor, on the ground or, until it bears weight, a
+        # little below) from its frame at the desired height, in float math
+        frame_xy = frame_pos[:, :2].tolist()
+        stance_rel = [[x - frame_xy[f][0], y - frame_xy[f][1],
+                       g_k + self.foot_radius - (0.0 if on else REACH_BELOW_M) - frame_z_d[f]]
+                      for (x, y), g_k, on, f in zip(self.anchor.tolist(), g, support_l,
+                                                    FRAME_OF_LEG_L, strict=True)]  # fmt: skip
+        stance_local = np.einsum("ji,kj->ki", R_desired, np.array(stance_rel))
         # a stance leg may push its frame up but never pull its foot off the ground
         foot_local = np.einsum("kji,kj->ki", R_leg, foot - p_leg)
         np.minimum(stance_local[:, 2], foot_local[:, 2], out=stance_local[:, 2])
@@ -321,12 +363,14 @@ class Controller:
                 stance_local,
                 np.einsum("kji,kj->ki", R_leg, swing_target - p_leg),
             )
-        plane_pitch = np.where(stance, pitch_d, frame_pitch.take(FRAME_OF_LEG))
-        cannon, toe = self._foot_angles(swing_p, time_to_liftoff, time_to_strike)
-        cannon, toe = np.array(cannon), np.array(toe)
+        # the pitch of each leg's plane, and the foot angles in it (float math per leg)
+        plane_pitch = [pitch_d if now else frame_pitch[f]
+                       for now, f in zip(stance_l, FRAME_OF_LEG_L, strict=True)]  # fmt: skip
+        cannon, toe = self._foot_angles(swing_l, liftoff_l, strike_l)
+        cannon_pitch = np.array([a - b for a, b in zip(cannon, plane_pitch, strict=True)])
+        toe_pitch = np.array([a - b for a, b in zip(toe, plane_pitch, strict=True)])
         q_target = self.skeleton_targets
-        q_target[self.leg_idx] = self.leg_ik.solve(target_local, cannon - plane_pitch,
-                                                   toe - plane_pitch)  # fmt: skip
+        q_target[self.leg_idx] = self.leg_ik.solve(target_local, cannon_pitch, toe_pitch)
 
         # -------- spine, head, tail
         flex = p["spine_flex_rad"] * math.cos(2 * math.pi * (self.phase - p["spine_flex_phase"]))
@@ -335,7 +379,7 @@ class Controller:
         q_target[self.spine_idx] = spine
         q_target[self.head_pitch_idx] = p["head_pitch_rad"] + dhead - frame_pitch[FRONT]
         q_target[self.tail_pitch_idx] = p["tail_pitch_rad"] + dtail
-        q_target.clip(self.lower, self.upper, out=q_target)
+        np.minimum(np.maximum(q_target, self.lower, out=q_target), self.upper, out=q_target)
 
         # -------- PD on every joint; on the supporting hips it is scaled by stance_hip_pd
         # (0: the paper's torque-only stance hips; the IK targets of a stance leg pose it for
@@ -344,21 +388,17 @@ class Controller:
         # foot in the air keeps its PD and takes no virtual force.
         # target rates from the targets' own motion, so that damping resists only the
         # tracking error of a swinging leg, not the swing itself
-        raw = ((q_target - self._q_target_prev) / dt).clip(-MAX_TARGET_RATE, MAX_TARGET_RATE)
+        raw = np.minimum(np.maximum((q_target - self._q_target_prev) / dt, -MAX_TARGET_RATE),
+                         MAX_TARGET_RATE)  # fmt: skip
         self._q_target_prev[:] = q_target
         qd_target = self._qd_target
         qd_target += TARGET_RATE_FILTER * (raw - qd_target)  # low-pass: targets jitter
         if any_lifted:
             qd_target[self.leg_idx[lifted]] = 0.0
         qd_target[self.leg_idx[stance]] = 0.0  # only swing legs track a moving target
-        kp, kd = self.kp.copy(), self.kd.copy()
-        stance_hips = self._hip_idx[support]
-        hip_pd = self._stance_hip_pd[support]
-        kp[stance_hips] *= hip_pd
-        kd[stance_hips] *= hip_pd
+        kp, kd = self._gains * self._hip_pd_scale[tuple(support_l)]
         servo_now = kp * (q_target - state.q) + kd * (qd_target - state.qd)
-        tau = np.zeros(len(servo_now))  # the feed-forward part
-        tau[self.hold_idx] += self.hold_tau
+        tau = self._tau_hold.copy()  # the feed-forward part
 
         # -------- leg-frame virtual forces on the stance legs, and frame torques
         kv, gain = self._kv, self._gain
@@ -371,9 +411,11 @@ class Controller:
         # float math for the forces (numpy's per-call cost dwarfs the arithmetic on two legs)
         leg_force = [[0.0, 0.0, 0.0] for _ in LEGS]
         frame_torque = np.zeros((2, 3))
-        supporting, foot_xy = support.tolist(), foot[:, :2].tolist()
-        frame_xy, frame_z = frame_pos[:, :2].tolist(), frame_pos[:, 2].tolist()
-        frame_vz, frame_wz = frame_vel[:, 2].tolist(), frame_w[:, 2].tolist()
+        supporting, foot_xy = support_l, foot[:, :2].tolist()
+        frame_z = frame_pos[:, 2].tolist()
+        frame_vz, frame_w_l = frame_vel[:, 2].tolist(), frame_w.tolist()
+        # each frame's rotation error: R_desired R^T, both frames in one matmul
+        turn_to_desired = (R_desired @ frame_R.transpose(0, 2, 1)).tolist()
         for f, legs_f in ((FRONT, [0, 1]), (BACK, [2, 3])):
             st = [supporting[k] for k in legs_f]
             n_st = sum(st)
@@ -393,7 +435,7 @@ class Controller:
             F = frame_force_floats(height_err, frame_vz[f] - height_rate[f], push.tolist(),
                                    weight, kp_h, kd_h)  # fmt: skip
             # damping acts on the yaw rate's error against the commanded turn rate
-            yaw_rate_err = turn_rate - frame_wz[f]
+            yaw_rate_err = turn_rate - frame_w_l[f][2]
             yaw_torque = (gain["kp_yaw_Nm_per_rad"][f] * yaw_err[f]
                           + gain["kd_yaw_Nms_per_rad"][f] * yaw_rate_err)  # fmt: skip
             if turn_rate != 0.0:  # a turn meets a steady yaw resistance: integral action
@@ -406,10 +448,12 @@ class Controller:
             F_each = [F_i / n_st for F_i in F]  # the stance legs share the frame's force
             for k, on, row in zip(legs_f, st, forces, strict=True):
                 leg_force[k] = [r + s for r, s in zip(row, F_each, strict=True)] if on else row
-            w_err = frame_w[f] if frame_w_d is None else frame_w[f] - frame_w_d
+            w_err = frame_w_l[f]
+            if frame_w_d is not None:
+                w_err = [w - w_d for w, w_d in zip(w_err, frame_w_d, strict=True)]
             kp_o, kd_o = gain["kp_orient_Nm_per_rad"][f], gain["kd_orient_Nms_per_rad"][f]
             frame_torque[f] = [kp_o * e - kd_o * w for e, w in zip(
-                rotation_error_floats(R_desired, frame_R[f]), w_err.tolist(), strict=True)]
+                rotation_vector(turn_to_desired[f]), w_err, strict=True)]
         leg_force = np.array(leg_force)
         # the stance feet push on the ground with -F: tau = J^T (-F); the legs' feed-forward
         # torques add up in their own (4, 5) array, written into tau at the end
@@ -422,12 +466,13 @@ class Controller:
         axes = np.empty((4, 2, 3))
         axes[:, 0], axes[:, 1] = roll_axis, pitch_axis
         swing_hip_tau = (tau_leg[:, :2] + servo_now[self._hip_idx]) * (~support)[:, None]
-        for f, legs_f in ((FRONT, slice(0, 2)), (BACK, slice(2, 4))):
-            # what the swing hips already do to the frame (a joint acts on its parent with
-            # -tau): needed = frame torque - from_swing = frame torque + sum tau a
-            needed = frame_torque[f] + np.einsum("ka,kaj->j", swing_hip_tau[legs_f], axes[legs_f])
-            share = share_frame_torque(needed, axes[legs_f], support[legs_f])
-            tau_leg[legs_f, :2] += share
+        # both frames at once, (frame, its two legs, ...): what the swing hips already do to
+        # the frame (a joint acts on its parent with -tau): needed = frame torque + sum tau a
+        axes_by_frame = axes.reshape(2, 2, 2, 3)
+        needed = frame_torque + np.einsum("fka,fkaj->fj", swing_hip_tau.reshape(2, 2, 2),
+                                          axes_by_frame)  # fmt: skip
+        share = share_frame_torque(needed, axes_by_frame, support.reshape(2, 2))
+        tau_leg[:, :2] += share.reshape(4, 2)
 
         # -------- gravity compensation of the swing legs (base: their leg frame)
         if not all_stance:  # (tau_leg holds no -0.0, so adding the zeros would change nothing)
@@ -463,22 +508,25 @@ class Controller:
         self.stance[:] = True
         self.support[:] = True
         # legs whose swing is under way at phase 0 stay down until it is over
-        self._hold = self.graph.swing_progress(self.phase) >= 0.0
+        self._hold = [sw >= 0.0 for sw in self.graph.progress(self.phase)[0]]
 
     def _swing_gravity(self, q_leg: np.ndarray, pos: np.ndarray, R_leg: np.ndarray,
                        axes_local: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
         """Joint torques (4, 5) holding each leg's segments up: sum_s J_s^T (m_s g z), with
         each segment's mass at its midpoint. pos: forward-kinematics joint positions;
         axes_local: the legs' joint_axes(q_leg) when already at hand."""
-        pos_w = np.einsum("kij,ksj->ksi", R_leg, pos)
-        com = 0.5 * (pos_w[:, :4] + pos_w[:, 1:])  # (4 legs, 4 segments)
-        # weight and first moment of everything below each joint (distal sums)
-        below_mc = np.cumsum((self._seg_weight_3d * com)[:, ::-1], axis=1)[:, ::-1]
-        m_j = self._weight_below
-        mc_j = below_mc.take(SEG_OF_JOINT, axis=1)
         if axes_local is None:
             axes_local = self.legs.joint_axes(q_leg)
-        axes = np.einsum("kij,ksj->ksi", R_leg, axes_local)
+        # joint positions and axes turned to the world in one einsum (its per-call cost rules)
+        world = np.einsum("kij,ksj->ksi", R_leg, np.concatenate([pos, axes_local], axis=1))
+        pos_w, axes = world[:, :5], world[:, 5:]
+        # weight times midpoint of each segment (4 legs, 4 segments)
+        seg_mc = self._half_seg_weight_3d * (pos_w[:, :4] + pos_w[:, 1:])
+        # weight and first moment of everything below each joint (distal sums; add.accumulate
+        # is cumsum without its Python-level wrapper)
+        below_mc = np.add.accumulate(seg_mc[:, ::-1], axis=1)[:, ::-1]
+        m_j = self._weight_below
+        mc_j = below_mc.take(SEG_OF_JOINT, axis=1)
         pivots = pos_w.take(SEG_OF_JOINT, axis=1)
         r = mc_j - m_j * pivots  # sum m (c - p)
         # torque about each axis from upward forces: (a x r) . z

@@ -12,6 +12,7 @@ import pkgutil
 import sys
 import tempfile
 from dataclasses import dataclass
+from operator import itemgetter
 
 import numpy as np
 
@@ -38,7 +39,7 @@ with _silenced_fd(2):
     from pybullet_utils.bullet_client import BulletClient
 
 from controller.errors import SimError
-from controller.kinematics import quat_to_matrix
+from controller.kinematics import quat_rows, quat_to_matrix
 from controller.state import DogState
 from models import LEGS, DogSpec, Skeleton, build_skeleton, preset, urdf_text
 
@@ -50,6 +51,7 @@ MAX_JOINT_SPEED = 200.0  # [rad/s]
 PLANE_HALF_M = 100.0  # plane.urdf's collision box reaches this far from the origin [m]
 GROUND_EXTENT_M = 10_000.0  # the flat ground, extended, reaches this far [m]
 GROUND_SLAB_HALF_M = 5.0  # half the thickness of the ground's boxes, as plane.urdf's [m]
+_ANGLE, _RATE = itemgetter(0), itemgetter(1)  # of a pybullet joint state
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,10 @@ class World:
                                     forces=[0.0] * self.n_joints)  # fmt: skip
         # the per-step pybullet calls, bound to this client once (BulletClient binds per call)
         self._get_joint_states = c.getJointStates
+        self._get_base_pose = c.getBasePositionAndOrientation
+        self._get_base_velocity = c.getBaseVelocity
+        self._get_link_states = c.getLinkStates
+        self._get_contact_points = c.getContactPoints
         self._set_joint_motors = c.setJointMotorControlArray
         self._step_simulation = c.stepSimulation
         self._neg_torque_limit = -self.torque_limit
@@ -197,7 +203,8 @@ class World:
         c.resetBaseVelocity(self.dog, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
         for jid, q in zip(self.joint_ids, joint_angles, strict=True):
             c.resetJointState(self.dog, jid, float(q), 0.0)
-        feet = self._foot_world(c.getLinkStates(self.dog, list(self._foot_ids)))
+        toes = c.getLinkStates(self.dog, list(self._foot_ids))
+        feet = self._foot_world(np.array([s[4] for s in toes]), [s[5] for s in toes])
         lowest = float(np.min(feet[:, 2])) - self.spec.foot_radius
         ground_top = self._ground_height_under(x, y)
         base_z = 1.0 - lowest + ground_top + 1e-3
@@ -236,25 +243,28 @@ class World:
         self.pushes.append(push)
 
     # ---------------------------------------------------------------- the step
-    def _foot_world(self, toe_states: list) -> np.ndarray:
-        """Foot sphere centres [m] from the toe links' pybullet link states (LF, RF, LH, RH)."""
-        pos = np.array([s[4] for s in toe_states])
-        rot = quat_to_matrix(np.array([s[5] for s in toe_states]))
-        return pos + np.einsum("kij,kj->ki", rot, self._foot_offset)
+    def _foot_world(self, toe_pos: np.ndarray, toe_quats: list) -> np.ndarray:
+        """Foot sphere centres [m] from the toe links' frame positions (4, 3) and quaternions
+        (xyzw, as pybullet gives them) (LF, RF, LH, RH)."""
+        rot = np.array([quat_rows(*quat) for quat in toe_quats])  # quat_to_matrix's float path
+        return toe_pos + np.einsum("kij,kj->ki", rot, self._foot_offset)
 
     def read_state(self) -> DogState:
         """Everything the controller reads, in one batch of pybullet queries."""
-        c, dog = self.client, self.dog
+        dog = self.dog
         q, qd = self.read_joints()
-        base_pos, base_quat = c.getBasePositionAndOrientation(dog)
-        base_vel, base_angvel = c.getBaseVelocity(dog)
-        ls = c.getLinkStates(dog, self._tracked_ids, computeLinkVelocity=1)
-        motion = np.array([s[4] + s[6] + s[7] for s in ls])  # position, velocity, angular
-        link_pos, link_vel, link_angvel = motion[:, :3], motion[:, 3:6], motion[:, 6:]
-        link_quat = np.array([s[5] for s in ls])
+        # one array each for the base and the links, handed out as views (fewer conversions)
+        base_pos, base_quat = self._get_base_pose(dog)
+        base_vel, base_angvel = self._get_base_velocity(dog)
+        base = np.array(base_pos + base_quat + base_vel + base_angvel)
+        ls = self._get_link_states(dog, self._tracked_ids, computeLinkVelocity=1)
+        # per link: position, quaternion, velocity, angular velocity
+        motion = np.array([s[4] + s[5] + s[6] + s[7] for s in ls])
+        link_pos, link_quat = motion[:, :3], motion[:, 3:7]
+        link_vel, link_angvel = motion[:, 7:10], motion[:, 10:]
         foot_contact = np.zeros(4, dtype=bool)
         torso_contact = False
-        for cp in c.getContactPoints(bodyA=dog):
+        for cp in self._get_contact_points(bodyA=dog):
             if cp[2] == dog:
                 continue
             foot = self._foot_ids.get(cp[3])
@@ -262,11 +272,10 @@ class World:
                 foot_contact[foot] = True
             elif cp[3] in self._torso_ids:
                 torso_contact = True
-        foot_pos = self._foot_world(ls[3:])
+        foot_pos = self._foot_world(link_pos[3:], [s[5] for s in ls[3:]])
         return DogState(
             t=self.t, q=q, qd=qd,
-            base_pos=np.array(base_pos), base_quat=np.array(base_quat),
-            base_vel=np.array(base_vel), base_angvel=np.array(base_angvel),
+            base_pos=base[:3], base_quat=base[3:7], base_vel=base[7:10], base_angvel=base[10:],
             link_names=TRACKED_LINKS, link_pos=link_pos, link_quat=link_quat,
             link_vel=link_vel, link_angvel=link_angvel, foot_pos=foot_pos,
             foot_contact=foot_contact,
@@ -290,7 +299,9 @@ class World:
     def read_joints(self) -> tuple[np.ndarray, np.ndarray]:
         """Joint angles [rad] and rates [rad/s] only: what the joint servo reads each step."""
         js = self._get_joint_states(self.dog, self.joint_ids)
-        return np.array([s[0] for s in js]), np.array([s[1] for s in js])
+        # fromiter builds the arrays without intermediate lists (this runs at the physics rate)
+        n = self.n_joints
+        return np.fromiter(map(_ANGLE, js), float, n), np.fromiter(map(_RATE, js), float, n)
 
     def clip_torques(self, tau: np.ndarray) -> np.ndarray:
         """Torques [N*m] clipped to each joint's limit (pybullet itself does not clip)."""
@@ -305,7 +316,7 @@ class World:
         tau = np.asarray(tau, dtype=float)
         if tau.shape != (self.n_joints,):
             raise SimError(f"expected {self.n_joints} joint torques, got shape {tau.shape}")
-        if not np.isfinite(tau).all():
+        if not np.logical_and.reduce(np.isfinite(tau)):  # all(), without ndarray.all's wrapper
             self._nonfinite_torque = True
             tau = np.zeros(self.n_joints)
         applied = self.clip_torques(tau)
@@ -331,9 +342,11 @@ class World:
         """"ok", "fell" (torso or head on the ground, or the base too low) or "unstable"."""
         if (
             self._nonfinite_torque
-            or not (np.isfinite(state.q).all() and np.isfinite(state.base_pos).all())
-            or np.linalg.norm(state.base_vel) > MAX_BASE_SPEED
-            or np.abs(state.qd).max() > MAX_JOINT_SPEED
+            # (the reductions called directly: ndarray.all and .max add Python-level wrappers)
+            or not (np.logical_and.reduce(np.isfinite(state.q))
+                    and np.logical_and.reduce(np.isfinite(state.base_pos)))
+            or math.sqrt(state.base_vel.dot(state.base_vel)) > MAX_BASE_SPEED  # the norm
+            or np.maximum.reduce(np.abs(state.qd)) > MAX_JOINT_SPEED
         ):
             return "unstable"
         base_height = state.base_pos[2] - self._ground_height_under(*state.base_pos[:2])

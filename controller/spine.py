@@ -69,8 +69,8 @@ def split_spine(q_back: np.ndarray | Sequence[float], q_front: np.ndarray | Sequ
     """Pitch and yaw targets (n_joints, 2) [rad] that turn the back leg frame's orientation
     `q_back` into the front's `q_front` (xyzw) in `n_joints` equal rotations, each joint
     rotating pitch (about its y) then yaw (about its z)."""
-    bx, by, bz, bw = np.asarray(q_back, dtype=float).tolist()
-    rel = _multiply((-bx, -by, -bz, bw), np.asarray(q_front, dtype=float).tolist())
+    bx, by, bz, bw = (float(v) for v in q_back)
+    rel = _multiply((-bx, -by, -bz, bw), [float(v) for v in q_front])
     step = _power(rel, 1.0 / n_joints)
     # decompose R = Ry(pitch) Rz(yaw): the spine joints apply pitch first, then yaw
     R = quat_rows(*step)

@@ -3,6 +3,8 @@ lift-off and strike (toe-off and foot-strike anticipation)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 
@@ -47,31 +49,54 @@ def swing_path(
     k * height * sin^2(pi u) cos(pi u) to the lift (k > 0: up early, down late) and
     r * sin^2(pi u) to the blend (r > 0: ahead early); both vanish at lift-off and landing.
     """
-    # float math per leg (numpy's per-call cost dwarfs the arithmetic on four legs), in the
-    # order of the whole-array expressions it stands for; sin and cos stay numpy's
-    u = [min(min(max(p, 0.0), 1.0) / touch_at, 1.0) for p in progress.tolist()]
-    pi_u = np.pi * np.array(u)
-    bump = np.sin(pi_u).tolist()
-    lift_skew, reach_early = shape
-    n = len(u)
-    skew = [None] * n if lift_skew is None else _per_leg(lift_skew * height, n)
-    cos_pi_u = [None] * n if lift_skew is None else np.cos(pi_u).tolist()
-    early = [None] * n if reach_early is None else _per_leg(reach_early, n)
-    out = []
-    for p, u_k, b, k_h, c, r, start, end, h, g in zip(
-            progress.tolist(), u, bump, skew, cos_pi_u, early, liftoff.tolist(),
-            landing.tolist(), _per_leg(height, n), _per_leg(ground, n), strict=True):  # fmt: skip
-        s = min(max(p, 0.0), 1.0)
-        blend = u_k * u_k * (3.0 - 2.0 * u_k)
-        if r is not None:
-            blend = blend + r * (b * b)
-        lift = h * (b if u_k < 0.5 else b * b)
-        if k_h is not None:
-            lift = lift + k_h * (b * b * c)
-        sink = -reach_below_m * max(s - touch_at, 0.0) / (1.0 - touch_at)
-        out.append([start[0] + (end[0] - start[0]) * blend,
-                    start[1] + (end[1] - start[1]) * blend, g + lift + sink])  # fmt: skip
-    return np.array(out)
+    n = len(progress)
+    path = SwingPath(height, touch_at, reach_below_m, shape, n)
+    return path(liftoff, landing, progress.tolist(), _per_leg(ground, n))
+
+
+class SwingPath:
+    """`swing_path` for fixed heights, shapes, touch_at and reach (a gait's): the controller
+    evaluates it every step, so what depends on those alone is worked out here once.
+    n: the number of legs (height and shape may give one value for all)."""
+
+    def __init__(self, height: np.ndarray | float, touch_at: float = 0.85,
+                 reach_below_m: float = 0.02,
+                 shape: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+                 n: int = 4) -> None:  # fmt: skip
+        self.touch_at, self.reach_below_m = touch_at, reach_below_m
+        lift_skew, reach_early = shape
+        self._height = _per_leg(height, n)
+        self._skew = None if lift_skew is None else _per_leg(lift_skew * height, n)
+        self._early = None if reach_early is None else _per_leg(reach_early, n)
+
+    def __call__(self, liftoff: np.ndarray, landing: np.ndarray, progress: Sequence[float],
+                 ground: Sequence[float]) -> np.ndarray:  # fmt: skip
+        """Foot targets (4, 3) [m], as `swing_path`, from per-leg floats of progress and ground."""
+        # float math per leg (numpy's per-call cost dwarfs the arithmetic on four legs), in the
+        # order of the whole-array expressions it stands for; sin and cos stay numpy's
+        touch_at, reach_below_m = self.touch_at, self.reach_below_m
+        u = [min(min(max(p, 0.0), 1.0) / touch_at, 1.0) for p in progress]
+        pi_u = np.pi * np.array(u)
+        bump = np.sin(pi_u).tolist()
+        n = len(u)
+        skew = [None] * n if self._skew is None else self._skew
+        cos_pi_u = [None] * n if self._skew is None else np.cos(pi_u).tolist()
+        early = [None] * n if self._early is None else self._early
+        out = []
+        for p, u_k, b, k_h, c, r, start, end, h, g in zip(
+                progress, u, bump, skew, cos_pi_u, early, liftoff.tolist(), landing.tolist(),
+                self._height, ground, strict=True):  # fmt: skip
+            s = min(max(p, 0.0), 1.0)
+            blend = u_k * u_k * (3.0 - 2.0 * u_k)
+            if r is not None:
+                blend = blend + r * (b * b)
+            lift = h * (b if u_k < 0.5 else b * b)
+            if k_h is not None:
+                lift = lift + k_h * (b * b * c)
+            sink = -reach_below_m * max(s - touch_at, 0.0) / (1.0 - touch_at)
+            out.append([start[0] + (end[0] - start[0]) * blend,
+                        start[1] + (end[1] - start[1]) * blend, g + lift + sink])  # fmt: skip
+        return np.array(out)
 
 
 def _per_leg(values: np.ndarray | float, n: int) -> list[float]:
@@ -97,7 +122,8 @@ def foot_angles(
     `lead_strike` [s] before the expected strike (foot-strike anticipation)."""
     angles = FootAngles((lead_off, lead_strike),
                         [(stance_value, swing_value, off_value, strike_value)])  # fmt: skip
-    return np.array(angles(swing_progress, time_to_liftoff, time_to_strike)[0])
+    return np.array(angles(swing_progress.tolist(), time_to_liftoff.tolist(),
+                           time_to_strike.tolist())[0])  # fmt: skip
 
 
 class FootAngles:
@@ -119,13 +145,13 @@ class FootAngles:
         self._values = [list(zip(*(np.asarray(v, dtype=float).tolist() for v in values),
                                  strict=True)) for values in joints]  # fmt: skip
 
-    def __call__(self, swing_progress: np.ndarray, time_to_liftoff: np.ndarray,
-                 time_to_strike: np.ndarray) -> list[list[float]]:  # fmt: skip
-        """Per joint, the angle of each leg [rad] (lists of floats)."""
-        ramps = []  # per leg: in swing, and the toe-off, mid-swing and strike blend weights
-        legs = zip(self._legs, swing_progress.tolist(), time_to_liftoff.tolist(),
-                   time_to_strike.tolist(), strict=True)  # fmt: skip
-        for (span_off, on_off, span_strike, on_strike), sp, t_off, t_strike in legs:
+    def __call__(self, swing_progress: Sequence[float], time_to_liftoff: Sequence[float],
+                 time_to_strike: Sequence[float]) -> list[list[float]]:  # fmt: skip
+        """Per joint, the angle of each leg [rad] (lists of floats), from per-leg floats."""
+        angles: list[list[float]] = [[] for _ in self._values]  # per joint
+        legs = zip(self._legs, swing_progress, time_to_liftoff, time_to_strike, strict=True)
+        for k, ((span_off, on_off, span_strike, on_strike), sp, t_off, t_strike) in enumerate(legs):
+            # the toe-off, mid-swing and strike blend weights
             ramp_off = min(max(1.0 - t_off / span_off, 0.0), 1.0) if on_off else 0.0
             s = min(max(sp, 0.0), 1.0)
             ramp_mid = min(max(2.0 * s, 0.0), 1.0)
@@ -133,17 +159,11 @@ class FootAngles:
                 ramp_strike = min(max(1.0 - t_strike / span_strike, 0.0), 1.0)
             else:
                 ramp_strike = 1.0 if s >= 1 else 0.0
-            ramps.append((sp >= 0.0, ramp_off, ramp_mid, ramp_strike))
-        return [[_blend(leg_ramps, *leg_values)
-                 for leg_ramps, leg_values in zip(ramps, values, strict=True)]
-                for values in self._values]  # fmt: skip
-
-
-def _blend(ramps: tuple[bool, float, float, float], stance: float, swing: float, off: float,
-           strike: float) -> float:  # fmt: skip
-    """One leg's angle from its ramps: toe-off in stance, mid-swing then strike in swing."""
-    in_swing, ramp_off, ramp_mid, ramp_strike = ramps
-    if not in_swing:
-        return stance + (off - stance) * ramp_off
-    first_half = off + (swing - off) * ramp_mid
-    return first_half + (strike - first_half) * ramp_strike
+            for joint, values in zip(angles, self._values, strict=True):
+                stance, swing, off, strike = values[k]
+                if sp >= 0.0:  # in swing: from toe-off through mid-swing to the strike
+                    first_half = off + (swing - off) * ramp_mid
+                    joint.append(first_half + (strike - first_half) * ramp_strike)
+                else:  # in stance: ramping to toe-off
+                    joint.append(stance + (off - stance) * ramp_off)
+        return angles

@@ -15,12 +15,13 @@ def jt_force(jac_world: np.ndarray, force_world: np.ndarray) -> np.ndarray:
 
 def rotation_error(R_desired: np.ndarray, R: np.ndarray) -> np.ndarray:
     """Rotation vector [rad] (world frame) that turns R into R_desired."""
-    return np.array(rotation_error_floats(R_desired, R))
+    return np.array(rotation_vector((R_desired @ R.T).tolist()))
 
 
-def rotation_error_floats(R_desired: np.ndarray, R: np.ndarray) -> list[float]:
-    """rotation_error as a list of floats (the controller's per-step path)."""
-    e = (R_desired @ R.T).tolist()  # float math: indexing numpy scalars is slow
+def rotation_vector(e: list[list[float]]) -> list[float]:
+    """Rotation vector [rad] of the rotation matrix whose rows are `e` (floats: indexing
+    numpy scalars is slow); with e = R_desired R^T, rotation_error as a list (the
+    controller's per-step path)."""
     cos_angle = 0.5 * (e[0][0] + e[1][1] + e[2][2] - 1.0)
     angle = float(np.arccos(min(max(cos_angle, -1.0), 1.0)))
     axis = (e[2][1] - e[1][2], e[0][2] - e[2][0], e[1][0] - e[0][1])

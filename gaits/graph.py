@@ -30,29 +30,33 @@ class GaitGraph:
                                 f"the stride, got start {s}, duration {d}")  # fmt: skip
 
     @cached_property
-    def _start(self) -> np.ndarray:  # the tuples as arrays, made once: phases are read each step
-        return _frozen(self.swing_start)
-
-    @cached_property
-    def _duration(self) -> np.ndarray:
-        return _frozen(self.swing_duration)
+    def _legs(self) -> list[tuple[float, float]]:  # per leg (start, duration), made once
+        return [(float(s), float(d)) for s, d in zip(self.swing_start, self.swing_duration,
+                                                      strict=True)]  # fmt: skip
 
     @property
     def duty_factor(self) -> np.ndarray:
         """Fraction of the stride each leg is in stance (LF, RF, LH, RH)."""
         return 1.0 - np.asarray(self.swing_duration)
 
+    def progress(self, phase: float) -> tuple[list[float], list[float]]:
+        """Per leg at `phase`: swing progress (as swing_progress) and stance progress (as
+        stance_progress), in float math (the controller reads them every step)."""
+        swing, stance = [], []
+        for start, dur in self._legs:
+            since = (phase - start) % 1.0
+            swing.append(since / dur if since < dur else -1.0)
+            since_touchdown = (phase - start - dur) % 1.0
+            stance.append(since_touchdown / (1.0 - dur) if since_touchdown < 1.0 - dur else -1.0)
+        return swing, stance
+
     def swing_progress(self, phase: float) -> np.ndarray:
         """Per leg: progress through swing in [0, 1) at `phase`, or -1 where in stance."""
-        since = (phase - self._start) % 1.0
-        dur = self._duration
-        return np.where(since < dur, since / dur, -1.0)
+        return np.array(self.progress(phase)[0])
 
     def stance_progress(self, phase: float) -> np.ndarray:
         """Per leg: progress through stance in [0, 1) at `phase`, or -1 where in swing."""
-        dur = self._duration
-        since_touchdown = (phase - self._start - dur) % 1.0
-        return np.where(since_touchdown < 1.0 - dur, since_touchdown / (1.0 - dur), -1.0)
+        return np.array(self.progress(phase)[1])
 
     def touchdown_phase(self) -> np.ndarray:
         """Phase at which each leg's swing ends (its touchdown), in [0, 1)."""
@@ -62,9 +66,3 @@ class GaitGraph:
         """Touchdown phase of each leg relative to LH, in [0, 1) (the run-summary convention)."""
         td = self.touchdown_phase()
         return {leg: float((td[k] - td[2]) % 1.0) for k, leg in enumerate(LEGS)}
-
-
-def _frozen(values: tuple[float, ...]) -> np.ndarray:
-    out = np.array(values, dtype=float)
-    out.setflags(write=False)
-    return out
