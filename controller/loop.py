@@ -10,7 +10,6 @@ head and tail -> the spine's quaternion split.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 
@@ -176,15 +175,8 @@ class Controller:
         self._gain = {name: p.frames(name) for name in (
             "kp_height_N_per_m", "kd_height_Ns_per_m", "kp_orient_Nm_per_rad",
             "kd_orient_Nms_per_rad", "kp_yaw_Nm_per_rad", "kd_yaw_Nms_per_rad")}  # fmt: skip
-        # per pattern of supporting legs: the factor on kp and kd that scales the supporting
-        # hips' PD by stance_hip_pd (and is 1 elsewhere: x * 1.0 is x, bit for bit)
-        hip_pd = np.repeat(p.frames("stance_hip_pd"), 2)  # per leg
-        self._hip_pd_scale = {}
-        for pattern in itertools.product((False, True), repeat=len(LEGS)):
-            scale = np.ones_like(self._gains)
-            for k in np.flatnonzero(pattern):
-                scale[:, self._hip_idx[k]] = hip_pd[k]
-            self._hip_pd_scale[pattern] = scale
+        self._hip_pd = np.repeat(p.frames("stance_hip_pd"), 2)  # per leg
+        self._hip_pd_scale: dict[tuple[bool, ...], np.ndarray] = {}  # filled as patterns occur
         self._height_d = (p["height_front_m"], p["height_back_m"])
         self._terms_heading: float | None = None  # the step offsets changed: recompute them
 
@@ -201,6 +193,19 @@ class Controller:
                            (np.cos(heading / 2), np.sin(heading / 2)))
             self._terms_heading = heading
         return self._terms
+
+    def _hip_pd_factor(self, support: tuple[bool, ...]) -> np.ndarray:
+        """The factor (2, n_joints) on kp and kd that scales the supporting hips' PD by
+        stance_hip_pd and is 1 elsewhere (x * 1.0 is x, bit for bit); made the first time a
+        pattern of supporting legs occurs under these params (set_params runs often in a
+        gait blend, and a gait uses few of the 16 patterns)."""
+        factor = self._hip_pd_scale.get(support)
+        if factor is None:
+            factor = np.ones_like(self._gains)
+            for k in np.flatnonzero(support):
+                factor[:, self._hip_idx[k]] = self._hip_pd[k]
+            self._hip_pd_scale[support] = factor
+        return factor
 
     # ------------------------------------------------------------------ the step
     def step(self, state: DogState) -> ServoCommand:
@@ -396,7 +401,7 @@ class Controller:
         if any_lifted:
             qd_target[self.leg_idx[lifted]] = 0.0
         qd_target[self.leg_idx[stance]] = 0.0  # only swing legs track a moving target
-        kp, kd = self._gains * self._hip_pd_scale[tuple(support_l)]
+        kp, kd = self._gains * self._hip_pd_factor(tuple(support_l))
         servo_now = kp * (q_target - state.q) + kd * (qd_target - state.qd)
         tau = self._tau_hold.copy()  # the feed-forward part
 
