@@ -5,7 +5,7 @@ head and tail (gaits/waves.py) -> foot targets (stance: hold the foot under the 
 leg-frame pose; swing: placement and swing path) -> leg IK -> PD on every joint but
 the stance hips -> leg-frame virtual forces through J^T on the stance legs -> leg-frame
 orientation torque shared by the stance hips -> gravity compensation of swing legs, neck,
-head and tail -> the spine's quaternion split.
+head and tail -> the spine's quaternion split (flexed and bent sideways by its waves).
 """
 
 from __future__ import annotations
@@ -300,12 +300,12 @@ class Controller:
             wave[:2] += ends * wave[2]
             rate[:2] += ends * rate[2]
             accel[:2] += ends * accel[2]
-            dz_front, dz_back, dpitch, dhead, dtail = wave.tolist()
+            dz_front, dz_back, dpitch, dhead, dtail, flex, bend = wave.tolist()
             height_rate, height_accel = rate[:2].tolist(), accel[:2].tolist()
             # the pitch wave's rate, about the heading's y
             frame_w_d = (float(rate[2]) * H[:, 1]).tolist()
         else:
-            dz_front = dz_back = dpitch = dhead = dtail = 0.0
+            dz_front = dz_back = dpitch = dhead = dtail = flex = bend = 0.0
             height_rate = height_accel = NO_WAVE
             frame_w_d = None
         pitch_d = p["body_pitch_rad"] + dpitch
@@ -378,9 +378,11 @@ class Controller:
         q_target[self.leg_idx] = self.leg_ik.solve(target_local, cannon_pitch, toe_pitch)
 
         # -------- spine, head, tail
-        flex = p["spine_flex_rad"] * math.cos(2 * math.pi * (self.phase - p["spine_flex_phase"]))
+        # the chest's target is the pelvis's, flexed and bent sideways by the spine's waves
+        chest_half_yaw = half_heading if bend == 0.0 else (
+            math.cos(0.5 * (heading + bend)), math.sin(0.5 * (heading + bend)))
         n_spine = len(self.spine_idx)
-        spine = split_spine(q_desired, pitch_yaw_quat(pitch_d + flex, *half_heading), n_spine)
+        spine = split_spine(q_desired, pitch_yaw_quat(pitch_d + flex, *chest_half_yaw), n_spine)
         q_target[self.spine_idx] = spine
         q_target[self.head_pitch_idx] = p["head_pitch_rad"] + dhead - frame_pitch[FRONT]
         q_target[self.tail_pitch_idx] = p["tail_pitch_rad"] + dtail

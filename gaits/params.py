@@ -14,8 +14,10 @@ A gait file is TOML, one gait per file:
 Per-leg parameters are tables keyed LF, RF, LH, RH (a single number sets all four). A
 symmetric gait ties right to left: its free vector holds only the left legs' values and
 `from_unit` mirrors them, the right legs lifting off half a stride after the left ones.
-Stride waves (gaits/waves.py: leg-frame heights, pitch, head and tail over the stride) are
-tables keyed h1..h4, an amplitude and a peak phase per harmonic; all zero is no wave. The
+Stride waves (gaits/waves.py: leg-frame heights, pitch, head, tail and spine over the
+stride) are tables keyed h1..h4, an amplitude and a peak phase per harmonic; all zero is no
+wave (files that predate the spine waves give `spine_flex_rad` and `spine_flex_phase`, read
+as harmonic 1). The
 leg frames' gains are tables keyed front, back.
 """
 
@@ -106,8 +108,6 @@ SCHEMA: tuple[ParamSpec, ...] = (
               default=0.0),
     ParamSpec("spine_stiffness", 0.2, 3.0, "scale of the spine PD gains"),
     ParamSpec("spine_front_share", 0.0, 1.0, "share of the spine torque taken by the front frame"),
-    ParamSpec("spine_flex_rad", 0.0, 0.3, "spine flexion amplitude over the stride"),
-    ParamSpec("spine_flex_phase", 0.0, 0.999, "phase of greatest spine flexion"),
     ParamSpec("head_pitch_rad", -0.6, 0.6, "head pitch in the world, nose down positive"),
     ParamSpec("tail_pitch_rad", -0.8, 0.8, "tail base pitch relative to the pelvis"),
     ParamSpec("swing_height_m", 0.02, 0.25, "foot lift at mid-swing", True),
@@ -126,6 +126,8 @@ SCHEMA: tuple[ParamSpec, ...] = (
     *_wave_specs(),
 )
 SPEC_BY_NAME = {p.name: p for p in SCHEMA}
+# names of files written before a parameter became a wave: their value is its harmonic 1
+RENAMED = {"spine_flex_rad": "spine_flex_wave_rad", "spine_flex_phase": "spine_flex_wave_phase"}
 
 
 def _keys() -> list[tuple[str, str | None]]:
@@ -318,6 +320,9 @@ class GaitParams:
         values: dict[str, float] = {}
         params = doc["params"]
         for name, value in params.items():
+            if name in RENAMED:
+                values[f"{RENAMED[name]}.{HARMONICS[0]}"] = _number(value, name, where)
+                continue
             spec = SPEC_BY_NAME.get(name)
             if spec is None:
                 raise GaitError(f"{where}: unknown parameter {name!r}; known: "

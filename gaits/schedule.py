@@ -23,7 +23,7 @@ import numpy as np
 from gaits.errors import GaitError
 from gaits.graph import LEGS
 from gaits.params import MIRROR, GaitParams, preset_names
-from gaits.waves import HARMONICS, WAVES, harmonic_order, phase_name
+from gaits.waves import HARMONICS, LATERAL_WAVES, WAVES, harmonic_order, phase_name
 
 # The speed bands of the automatic gait choice [m/s], slowest gait first.
 AUTO_BANDS: dict[str, tuple[float, float]] = {
@@ -39,7 +39,7 @@ MIN_BLEND_MPS = 0.3
 START_KEYS = tuple(f"swing_start_phase.{leg}" for leg in LEGS)
 WAVE_PHASE_KEYS = tuple(f"{phase_name(w)}.{h}" for w, *_ in WAVES for h in HARMONICS)
 # every parameter that is a phase of the stride: a phase shift moves them all together
-PHASE_KEYS = (*START_KEYS, "spine_flex_phase", *WAVE_PHASE_KEYS)
+PHASE_KEYS = (*START_KEYS, *WAVE_PHASE_KEYS)
 # the circle each phase lives on: harmonic n of a stride wave repeats every 1/n of a stride
 PHASE_PERIOD = {key: 1.0 for key in PHASE_KEYS} | {
     key: 1.0 / harmonic_order(key) for key in WAVE_PHASE_KEYS}  # fmt: skip
@@ -143,14 +143,21 @@ def _start_distance(a: GaitParams, b: GaitParams) -> float:
 
 
 def _mirrored(g: GaitParams) -> GaitParams:
-    """g mirrored left for right: every per-leg value moves to the leg on the other side."""
+    """g mirrored left for right: every per-leg value moves to the leg on the other side,
+    and a sideways wave changes sign (harmonic n moves by half its own period)."""
     other = {**MIRROR, **{left: right for right, left in MIRROR.items()}}
 
     def mirror(key: str) -> str:
         name, _, leg = key.partition(".")
         return f"{name}.{other[leg]}" if leg in other else key
 
-    return replace(g, values={key: g.values[mirror(key)] for key in g.values})
+    values = {key: g.values[mirror(key)] for key in g.values}
+    for wave in LATERAL_WAVES:
+        for h in HARMONICS:
+            key = f"{phase_name(wave)}.{h}"
+            period = PHASE_PERIOD[key]  # on the harmonic's own circle: mirrored twice is as before
+            values[key] = _wrap_phase((values[key] + 0.5 * period) % period)
+    return replace(g, values=values)
 
 
 def _phase_shifted(g: GaitParams, shift: float) -> GaitParams:

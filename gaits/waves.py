@@ -2,8 +2,9 @@
 
 A wave is sum_n a_n cos(2 pi n (phase - psi_n)) for n = 1..len(HARMONICS): harmonic n
 peaks at psi_n (and every 1/n of the stride after it). It is added to a constant
-parameter (a leg frame's height, the body's pitch, the head's and the tail's pitch), so
-that the dog's body can rise, fall and pitch with its feet. Amplitude and peak phase,
+parameter (a leg frame's height, the body's pitch, the head's and the tail's pitch; the
+spine's flexion and lateral bend, straight without a wave), so that the dog's body can
+rise, fall, pitch and flex with its feet. Amplitude and peak phase,
 rather than splines or cosine-sine pairs, because a gait shifted in phase (the gait
 schedule does this) is the same gait with every psi_n moved by the shift, exactly.
 """
@@ -23,7 +24,11 @@ WAVES: tuple[tuple[str, str, float, str], ...] = (
     ("pitch_wave", "rad", 0.15, "leg-frame pitch"),
     ("head_pitch_wave", "rad", 0.3, "head pitch"),
     ("tail_pitch_wave", "rad", 0.5, "tail base pitch"),
+    ("spine_flex_wave", "rad", 0.3, "spine flexion (chest pitched nose down from the pelvis)"),
+    ("spine_bend_wave", "rad", 0.15, "spine lateral bend (chest yawed left of the pelvis)"),
 )
+# a wave that changes sign when the gait is mirrored left for right
+LATERAL_WAVES = ("spine_bend_wave",)
 
 
 def amplitude_name(wave: str) -> str:

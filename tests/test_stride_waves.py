@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 from sim_slots import one_per_core
 
+from controller.sim import World
 from controller.simulate import simulate
 from controller.swing import swing_path
 from gaits.errors import GaitError
 from gaits.params import GaitParams
-from gaits.schedule import _phase_shifted, blend
+from gaits.schedule import _mirrored, _phase_shifted, blend
 from gaits.waves import HARMONICS, WAVES, amplitude_name, phase_name, wave_values
 
 
@@ -102,11 +103,44 @@ def test_files_without_the_new_parameters_load_and_one_number_sets_every_leg(tmp
         GaitParams.load(path)
 
 
+def test_files_of_before_the_spine_waves_flex_the_spine_on_harmonic_one(tmp_path) -> None:
+    text = GaitParams.load("rotary-gallop").to_toml()
+    old, skip = [], False
+    for line in text.splitlines():
+        if line.startswith("[params."):
+            skip = "spine_" in line
+        elif line.startswith("["):
+            skip = False
+        if not skip:
+            old.append(line)
+        if line == "[params]":
+            old += ["spine_flex_rad = 0.2", "spine_flex_phase = 0.4"]
+    path = tmp_path / "old.toml"
+    path.write_text("\n".join(old) + "\n")
+    gait = GaitParams.load(path)
+    assert list(gait.harmonics("spine_flex_wave_rad")) == [0.2, 0.0, 0.0, 0.0]
+    assert list(gait.harmonics("spine_flex_wave_phase")) == [0.4, 0.0, 0.0, 0.0]
+    assert not np.any(gait.harmonics("spine_bend_wave_rad"))
+
+
+def test_a_mirrored_gait_bends_its_spine_to_the_other_side_and_flexes_it_alike() -> None:
+    gait = _random_waves(GaitParams.load("rotary-gallop"), np.random.default_rng(8))
+    mirrored = _mirrored(gait)
+    names = [w for w, *_ in WAVES]
+    flex, bend = names.index("spine_flex_wave"), names.index("spine_bend_wave")
+    for phase in np.linspace(0.0, 1.0, 9, endpoint=False):
+        here, there = _waves(gait, phase), _waves(mirrored, phase)
+        assert abs(here[bend]) > 1e-3  # a real bend to mirror
+        assert there[bend] == pytest.approx(-here[bend], abs=1e-12)
+        assert there[flex] == pytest.approx(here[flex], abs=1e-12)
+
+
 def test_asymmetric_gaits_free_every_leg_and_harmonic_symmetric_ones_the_left_legs() -> None:
     canter, trot = GaitParams.load("canter"), GaitParams.load("trot")
-    # 11 for the body, 9 gains per leg frame, 15 per leg, 10 waves of 4 harmonics
-    assert len(canter.free_names()) == 11 + 2 * 9 + 4 * 15 + 40 == 129
-    assert len(trot.free_names()) == 129 - 2 * 15  # the right legs copy the left
+    # 9 for the body, 9 gains per leg frame, 15 per leg, 7 waves of 4 harmonics (amplitude
+    # and peak phase each): the paper's asymmetric gaits have about 144
+    assert len(canter.free_names()) == 9 + 2 * 9 + 4 * 15 + 7 * 4 * 2 == 143
+    assert len(trot.free_names()) == 143 - 2 * 15  # the right legs copy the left
     assert "kd_orient_Nms_per_rad.back" in trot.free_names()
     assert "fp_sagittal_s.RH" in canter.free_names()
     assert "fp_sagittal_s.RH" not in trot.free_names()
@@ -176,3 +210,26 @@ def test_the_body_follows_its_height_and_pitch_waves() -> None:
     assert abs(chest_by_pitch) > 0.005
     sink_lag = (np.angle(chest_by_pitch) / (2 * np.pi) - (0.3 + 0.5) + 0.5) % 1.0 - 0.5
     assert abs(sink_lag) < 0.15
+
+
+@pytest.mark.slow
+def test_the_spine_flexes_and_bends_with_its_waves() -> None:
+    trot = GaitParams.load("trot")
+    waved = _with(trot, spine_bend_wave_rad__h1=0.1, spine_bend_wave_phase__h1=0.3,
+                  spine_flex_wave_rad__h1=0.08, spine_flex_wave_phase__h1=0.6)  # fmt: skip
+    with World() as world:
+        names, spine = world.skeleton.joint_names, world.skeleton.spine_joints
+    # the spine's whole pitch and yaw, chest against pelvis: the sums over its joints
+    pitch = [names.index(p) for p, _ in spine]
+    yaw = [names.index(y) for _, y in spine]
+    fits = []
+    for gait in (trot, waved):
+        result, summary = one_per_core(simulate)(gait, 2.0, 4.5, seed=0)
+        assert not summary["fell"]
+        q = result.log["joint_q"]
+        fits.append([_first_harmonic(result.log, q[:, idx].sum(axis=1)) for idx in (pitch, yaw)])
+    for axis, amp, peak in ((0, 0.08, 0.6), (1, 0.1, 0.3)):
+        change = fits[1][axis] - fits[0][axis]
+        assert 0.6 * amp < abs(change) < 1.4 * amp, (axis, abs(change))
+        lag = (np.angle(change) / (2 * np.pi) - peak + 0.5) % 1.0 - 0.5
+        assert abs(lag) < 0.1, (axis, lag)
