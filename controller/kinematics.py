@@ -69,13 +69,10 @@ def rot_x(angle: np.ndarray) -> np.ndarray:
     return _rot_x_cs(np.cos(angle), np.sin(angle))
 
 
-def _rot_x_cs(c: np.ndarray, s: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """rot_x of the angles whose cosines and sines are c and s; written into `out` when given
-    (an earlier result of the same shape: its constant entries are left as they are)."""
-    R = out
-    if R is None:
-        R = np.zeros(np.shape(c) + (3, 3))
-        R[..., 0, 0] = 1.0
+def _rot_x_cs(c: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """rot_x of the angles whose cosines and sines are c and s."""
+    R = np.zeros(np.shape(c) + (3, 3))
+    R[..., 0, 0] = 1.0
     R[..., 1, 1] = c
     R[..., 1, 2] = -s
     R[..., 2, 1] = s
@@ -88,12 +85,10 @@ def rot_y(angle: np.ndarray) -> np.ndarray:
     return _rot_y_cs(np.cos(angle), np.sin(angle))
 
 
-def _rot_y_cs(c: np.ndarray, s: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """rot_y of the angles whose cosines and sines are c and s; into `out` as _rot_x_cs."""
-    R = out
-    if R is None:
-        R = np.zeros(np.shape(c) + (3, 3))
-        R[..., 1, 1] = 1.0
+def _rot_y_cs(c: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """rot_y of the angles whose cosines and sines are c and s."""
+    R = np.zeros(np.shape(c) + (3, 3))
+    R[..., 1, 1] = 1.0
     R[..., 0, 0] = c
     R[..., 0, 2] = s
     R[..., 2, 0] = -s
@@ -113,11 +108,31 @@ class LegKinematics:
         self.hip = np.asarray(hip_pos_legframe, dtype=float).reshape(4, 3)
         self.lengths = np.asarray(lengths, dtype=float).reshape(4, 4)
         self._neg_lengths = -self.lengths[:, :, None]
-        # pose()'s roll, pitch and axis arrays, rewritten by every call (fewer numpy calls)
-        zeros = np.zeros(4)
-        self._roll = _rot_x_cs(zeros, zeros)
-        self._pitch = _rot_y_cs(np.zeros((4, 4)), np.zeros((4, 4)))
-        self._pose_axes = self._axes(zeros, zeros)
+        # pose() writes every joint's cosine, sine and minus sine, then 0 and 1, into one
+        # vector and picks the joint rotations (roll: rot_x, pitch: rot_y) and the joint
+        # axes out of it with one take each (a few numpy calls instead of a dozen)
+        n = 4 * 5
+        self._trig = np.empty(3 * n + 2)
+        self._trig[-2:] = 0.0, 1.0
+        cos_at, sin_at, neg_sin_at = (np.arange(k * n, (k + 1) * n).reshape(4, 5)
+                                      for k in range(3))  # fmt: skip
+        zero, one = 3 * n, 3 * n + 1
+        # as _rot_x_cs and _rot_y_cs lay them out
+        rot_at = np.full((4, 5, 3, 3), zero)
+        roll, pitch = rot_at[:, 0], rot_at[:, 1:]
+        roll[..., 0, 0] = one
+        roll[..., 1, 1] = roll[..., 2, 2] = cos_at[:, 0]
+        roll[..., 1, 2], roll[..., 2, 1] = neg_sin_at[:, 0], sin_at[:, 0]
+        pitch[..., 1, 1] = one
+        pitch[..., 0, 0] = pitch[..., 2, 2] = cos_at[:, 1:]
+        pitch[..., 0, 2], pitch[..., 2, 0] = sin_at[:, 1:], neg_sin_at[:, 1:]
+        self._rot_at = rot_at
+        # the joint axes: the roll's x, then the pitch joints' y after the roll
+        axes_at = np.full((4, 5, 3), zero)
+        axes_at[:, 0, 0] = one
+        axes_at[:, 1:, 1] = cos_at[:, :1]
+        axes_at[:, 1:, 2] = sin_at[:, :1]
+        self._axes_at = axes_at
 
     def forward(self, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Joint positions (4, 5, 3): hip, knee, hock, toe joint, foot centre [m, leg frame];
@@ -129,15 +144,16 @@ class LegKinematics:
 
     def pose(self, angles: np.ndarray) -> LegPose:
         """forward(angles), joint_axes(angles) and the hip-roll rotations (4, 3, 3) at once:
-        the three share the roll's cosine and sine. The pose's axes and roll arrays are
-        rewritten by the next call (the controller's per-step path)."""
+        the three share the joints' cosines and sines (the controller's per-step path)."""
         a = np.asarray(angles, dtype=float)
-        c, s = np.cos(a), np.sin(a)  # every joint's, in one call each
-        c_roll, s_roll = c[:, 0], s[:, 0]
-        roll = _rot_x_cs(c_roll, s_roll, out=self._roll)
-        pitch = _rot_y_cs(c[:, 1:].T, s[:, 1:].T, out=self._pitch)
-        pos, rots = self._forward(roll, pitch)
-        return LegPose(pos, rots, self._axes(c_roll, s_roll, out=self._pose_axes), roll)
+        trig = self._trig
+        np.cos(a, out=trig[:20].reshape(4, 5))  # every joint's, in one call each
+        np.sin(a, out=trig[20:40].reshape(4, 5))
+        np.negative(trig[20:40], out=trig[40:60])
+        rot = trig.take(self._rot_at)  # (leg, joint, 3, 3)
+        roll = rot[:, 0]
+        pos, rots = self._forward(roll, rot[:, 1:].swapaxes(0, 1))
+        return LegPose(pos, rots, trig.take(self._axes_at), roll)
 
     def _forward(self, roll: np.ndarray,
                  pitch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
@@ -162,13 +178,10 @@ class LegKinematics:
         return self._axes(np.cos(angles[:, 0]), np.sin(angles[:, 0]))
 
     @staticmethod
-    def _axes(cos_roll: np.ndarray, sin_roll: np.ndarray,
-              out: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
-        """joint_axes from the roll's cosines and sines; into `out` as _rot_x_cs."""
-        axes = out
-        if axes is None:
-            axes = np.zeros((4, 5, 3))
-            axes[:, 0, 0] = 1.0  # the roll axis: x
+    def _axes(cos_roll: np.ndarray, sin_roll: np.ndarray) -> np.ndarray:
+        """joint_axes from the roll's cosines and sines."""
+        axes = np.zeros((4, 5, 3))
+        axes[:, 0, 0] = 1.0  # the roll axis: x
         # pitch axes: y after the roll; below the roll the leg moves in one plane
         axes[:, 1:, 1] = cos_roll[:, None]
         axes[:, 1:, 2] = sin_roll[:, None]

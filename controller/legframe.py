@@ -68,8 +68,23 @@ def share_frame_torque(
     hip_axes_world: (k, 2, 3) roll and pitch axes. Leading axes are frames: torque_world
     (..., 3), hip_axes_world (..., k, 2, 3) and stance (..., k) give (..., k, 2)."""
     stance = np.asarray(stance, dtype=bool)
-    out = np.einsum("...kaj,...j->...ka", hip_axes_world, torque_world)
-    # -(x / n) exactly (a division's rounding is symmetric in sign); a frame without stance
-    # legs divides by 1 and is zeroed below
-    out /= -np.maximum(stance.sum(axis=-1), 1)[..., None, None]
-    return np.where(stance[..., None], out, 0.0)
+    n_legs = stance.shape[-1]
+    rows = share_frame_torque_rows(
+        np.asarray(torque_world, dtype=float).reshape(-1, 3),
+        np.asarray(hip_axes_world, dtype=float).reshape(-1, n_legs, 2, 3),
+        stance.reshape(-1, n_legs).tolist())  # fmt: skip
+    return np.array(rows).reshape(*stance.shape, 2)
+
+
+def share_frame_torque_rows(torque_world: np.ndarray, hip_axes_world: np.ndarray,
+                            stance: list[list[bool]]) -> list[list[float]]:  # fmt: skip
+    """share_frame_torque of F frames, (frame, its legs, ...), as one list of (roll, pitch)
+    floats per leg (the controller's per-step path: numpy's per-call cost dwarfs the
+    arithmetic on four legs). -(x / n) exactly: a division's rounding is symmetric in sign."""
+    along_axes = np.einsum("...kaj,...j->...ka", hip_axes_world, torque_world).tolist()
+    out = []
+    for legs, on_legs in zip(along_axes, stance, strict=True):
+        n_stance = max(sum(on_legs), 1)
+        out += [[a / -n_stance for a in axes] if on else [0.0, 0.0]
+                for axes, on in zip(legs, on_legs, strict=True)]  # fmt: skip
+    return out

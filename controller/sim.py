@@ -12,6 +12,7 @@ import pkgutil
 import sys
 import tempfile
 from dataclasses import dataclass
+from itertools import chain
 from operator import itemgetter
 
 import numpy as np
@@ -39,7 +40,7 @@ with _silenced_fd(2):
     from pybullet_utils.bullet_client import BulletClient
 
 from controller.errors import SimError
-from controller.kinematics import quat_rows, quat_to_matrix
+from controller.kinematics import quat_to_matrix
 from controller.state import DogState
 from models import LEGS, DogSpec, Skeleton, build_skeleton, preset, urdf_text
 
@@ -52,6 +53,8 @@ PLANE_HALF_M = 100.0  # plane.urdf's collision box reaches this far from the ori
 GROUND_EXTENT_M = 10_000.0  # the flat ground, extended, reaches this far [m]
 GROUND_SLAB_HALF_M = 5.0  # half the thickness of the ground's boxes, as plane.urdf's [m]
 _ANGLE, _RATE = itemgetter(0), itemgetter(1)  # of a pybullet joint state
+# of a pybullet link state: frame position, quaternion, velocity, angular velocity
+_LINK_MOTION = itemgetter(4, 5, 6, 7)
 
 
 @dataclass(frozen=True)
@@ -184,7 +187,11 @@ class World:
         self._neg_torque_limit = -self.torque_limit
         self._tracked_ids = [index_of_link[name] for name in TRACKED_LINKS]
         self._foot_ids = {index_of_link[sk.legs[leg].foot_link]: k for k, leg in enumerate(LEGS)}
-        self._foot_offset = np.array([sk.legs[leg].foot_offset for leg in LEGS])
+        # the foot sphere's centre hangs below the toe link's frame, along the frame's -z
+        offsets = [sk.legs[leg].foot_offset for leg in LEGS]
+        if any(ox or oy for ox, oy, _ in offsets):
+            raise SimError(f"foot offsets must lie on the toe frame's z axis, got {offsets}")
+        self._foot_z_offset = [oz for _, _, oz in offsets]
         self._torso_ids = {index_of_link[name] for name in sk.torso_links} | {-1}
         markers = sk.markers.values()
         # the base (pelvis, id -1) has no link state: its markers read the base pose instead
@@ -203,8 +210,7 @@ class World:
         c.resetBaseVelocity(self.dog, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
         for jid, q in zip(self.joint_ids, joint_angles, strict=True):
             c.resetJointState(self.dog, jid, float(q), 0.0)
-        toes = c.getLinkStates(self.dog, list(self._foot_ids))
-        feet = self._foot_world(np.array([s[4] for s in toes]), [s[5] for s in toes])
+        feet = self._foot_world(c.getLinkStates(self.dog, list(self._foot_ids)))
         lowest = float(np.min(feet[:, 2])) - self.spec.foot_radius
         ground_top = self._ground_height_under(x, y)
         base_z = 1.0 - lowest + ground_top + 1e-3
@@ -243,25 +249,29 @@ class World:
         self.pushes.append(push)
 
     # ---------------------------------------------------------------- the step
-    def _foot_world(self, toe_pos: np.ndarray, toe_quats: list) -> np.ndarray:
-        """Foot sphere centres [m] from the toe links' frame positions (4, 3) and quaternions
-        (xyzw, as pybullet gives them) (LF, RF, LH, RH)."""
-        rot = np.array([quat_rows(*quat) for quat in toe_quats])  # quat_to_matrix's float path
-        return toe_pos + np.einsum("kij,kj->ki", rot, self._foot_offset)
+    def _foot_world(self, toe_states: list) -> np.ndarray:
+        """Foot sphere centres (4, 3) [m] from the pybullet link states of the toes (LF, RF,
+        LH, RH): frame position plus the frame's z axis times the foot's offset along it."""
+        # float math (numpy's per-call cost dwarfs the arithmetic on four feet): the z column
+        # of quat_rows' matrix, the same floats as the rotation of (0, 0, oz), zeros and all
+        feet = []
+        for toe, oz in zip(toe_states, self._foot_z_offset, strict=True):
+            (px, py, pz), (x, y, z, w) = toe[4], toe[5]
+            feet.append([px + 2 * (x * z + w * y) * oz, py + 2 * (y * z - w * x) * oz,
+                         pz + (1 - 2 * (x * x + y * y)) * oz])  # fmt: skip
+        return np.array(feet)
 
     def read_state(self) -> DogState:
         """Everything the controller reads, in one batch of pybullet queries."""
         dog = self.dog
         q, qd = self.read_joints()
-        # one array each for the base and the links, handed out as views (fewer conversions)
-        base_pos, base_quat = self._get_base_pose(dog)
-        base_vel, base_angvel = self._get_base_velocity(dog)
-        base = np.array(base_pos + base_quat + base_vel + base_angvel)
         ls = self._get_link_states(dog, self._tracked_ids, computeLinkVelocity=1)
-        # per link: position, quaternion, velocity, angular velocity
-        motion = np.array([s[4] + s[5] + s[6] + s[7] for s in ls])
-        link_pos, link_quat = motion[:, :3], motion[:, 3:7]
-        link_vel, link_angvel = motion[:, 7:10], motion[:, 10:]
+        # one array, row 0 the base and a row per link: position, quaternion, velocity,
+        # angular velocity; the state's fields are views of it (fewer conversions)
+        motion = np.fromiter(chain.from_iterable(chain(
+            self._get_base_pose(dog), self._get_base_velocity(dog),
+            *map(_LINK_MOTION, ls))), float, 13 * (len(ls) + 1)).reshape(-1, 13)  # fmt: skip
+        base, links = motion[0], motion[1:]
         foot_contact = np.zeros(4, dtype=bool)
         torso_contact = False
         for cp in self._get_contact_points(bodyA=dog):
@@ -272,12 +282,12 @@ class World:
                 foot_contact[foot] = True
             elif cp[3] in self._torso_ids:
                 torso_contact = True
-        foot_pos = self._foot_world(link_pos[3:], [s[5] for s in ls[3:]])
         return DogState(
             t=self.t, q=q, qd=qd,
             base_pos=base[:3], base_quat=base[3:7], base_vel=base[7:10], base_angvel=base[10:],
-            link_names=TRACKED_LINKS, link_pos=link_pos, link_quat=link_quat,
-            link_vel=link_vel, link_angvel=link_angvel, foot_pos=foot_pos,
+            link_names=TRACKED_LINKS, link_pos=links[:, :3], link_quat=links[:, 3:7],
+            link_vel=links[:, 7:10], link_angvel=links[:, 10:],
+            foot_pos=self._foot_world(ls[3:]),
             foot_contact=foot_contact,
             torso_contact=torso_contact,
         )  # fmt: skip

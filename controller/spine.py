@@ -11,7 +11,8 @@ import numpy as np
 from controller.kinematics import quat_rows
 
 # Float math throughout (numpy's per-call cost dwarfs the arithmetic on four numbers); the
-# sines, cosines and arctangents stay numpy's, and so does the dot product under a norm.
+# sines, cosines and arctangents are math's (libm's, as numpy's float64 ones: the same
+# floats).
 
 
 def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -42,9 +43,9 @@ def quat_from_pitch_yaw(pitch: float, yaw: float) -> np.ndarray:
 def pitch_yaw_quat(pitch: float, cos_half_yaw: float, sin_half_yaw: float) -> list[float]:
     """quat_from_pitch_yaw as floats, given the cosine and sine of half the yaw (shared by
     several orientations of one heading)."""
-    cp, sp = np.cos(pitch / 2), np.sin(pitch / 2)
-    cy, sy = cos_half_yaw, sin_half_yaw
-    return [float(-sy * sp), float(cy * sp), float(sy * cp), float(cy * cp)]
+    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
+    cy, sy = float(cos_half_yaw), float(sin_half_yaw)
+    return [-sy * sp, cy * sp, sy * cp, cy * cp]
 
 
 def quat_power(q: np.ndarray, fraction: float) -> np.ndarray:
@@ -54,14 +55,14 @@ def quat_power(q: np.ndarray, fraction: float) -> np.ndarray:
 
 def _power(q: Sequence[float], fraction: float) -> list[float]:
     x, y, z, w = q if q[3] >= 0 else [-v for v in q]
-    v = np.array((x, y, z))
-    norm = math.sqrt(v.dot(v))  # what np.linalg.norm computes, without its wrapper
-    angle = 2.0 * np.arctan2(norm, w)
+    # what np.linalg.norm computes: numpy's dot product of three sums its terms in order
+    norm = math.sqrt(x * x + y * y + z * z)
+    angle = 2.0 * math.atan2(norm, w)
     if angle < 1e-12:
         return [0.0, 0.0, 0.0, 1.0]
     half = 0.5 * angle * fraction
-    s = np.sin(half)
-    return [float(x / norm * s), float(y / norm * s), float(z / norm * s), float(np.cos(half))]
+    s = math.sin(half)
+    return [x / norm * s, y / norm * s, z / norm * s, math.cos(half)]
 
 
 def split_spine(q_back: np.ndarray | Sequence[float], q_front: np.ndarray | Sequence[float],
@@ -74,6 +75,6 @@ def split_spine(q_back: np.ndarray | Sequence[float], q_front: np.ndarray | Sequ
     step = _power(rel, 1.0 / n_joints)
     # decompose R = Ry(pitch) Rz(yaw): the spine joints apply pitch first, then yaw
     R = quat_rows(*step)
-    yaw = np.arcsin(min(max(R[1][0], -1.0), 1.0))
-    pitch = np.arctan2(-R[2][0], R[0][0])
+    yaw = math.asin(min(max(R[1][0], -1.0), 1.0))
+    pitch = math.atan2(-R[2][0], R[0][0])
     return np.array([[pitch, yaw]] * n_joints)

@@ -3,6 +3,7 @@ lift-off and strike (toe-off and foot-strike anticipation)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -24,8 +25,23 @@ def foot_placement(
     hip_ground: (4, 2) hip positions now [m]; v: (4, 2) leg-frame velocities [m/s];
     time_to_strike, stance_time: (4,) [s]; offset, feedback: (4, 2) [m].
     """
-    ahead = hip_ground + v * (time_to_strike + 0.5 * stance_time)[:, None]
-    return ahead + offset + feedback
+    return np.array(foot_placement_rows(*(np.asarray(a, dtype=float).tolist() for a in (
+        hip_ground, v, time_to_strike, stance_time, offset, feedback))))  # fmt: skip
+
+
+def foot_placement_rows(hip_ground: Sequence[Sequence[float]], v: Sequence[Sequence[float]],
+                        time_to_strike: Sequence[float], stance_time: Sequence[float],
+                        offset: Sequence[Sequence[float]],
+                        feedback: Sequence[Sequence[float]]) -> list[list[float]]:  # fmt: skip
+    """foot_placement in float math from per-leg lists, as lists (the controller's per-step
+    path: numpy's per-call cost dwarfs the arithmetic on four legs)."""
+    landing = []
+    for hip_k, v_k, t, t_stance, offset_k, feedback_k in zip(
+            hip_ground, v, time_to_strike, stance_time, offset, feedback, strict=True):  # fmt: skip
+        ahead = t + 0.5 * t_stance  # how long the hip moves on: to the strike, half a stance
+        landing.append([h + v_i * ahead + o + fb for h, v_i, o, fb in zip(
+            hip_k, v_k, offset_k, feedback_k, strict=True)])  # fmt: skip
+    return landing
 
 
 def swing_path(
@@ -51,7 +67,8 @@ def swing_path(
     """
     n = len(progress)
     path = SwingPath(height, touch_at, reach_below_m, shape, n)
-    return path(liftoff, landing, progress.tolist(), _per_leg(ground, n))
+    return np.array(path(liftoff.tolist(), landing.tolist(), progress.tolist(),
+                         _per_leg(ground, n)))  # fmt: skip
 
 
 class SwingPath:
@@ -69,22 +86,25 @@ class SwingPath:
         self._skew = None if lift_skew is None else _per_leg(lift_skew * height, n)
         self._early = None if reach_early is None else _per_leg(reach_early, n)
 
-    def __call__(self, liftoff: np.ndarray, landing: np.ndarray, progress: Sequence[float],
-                 ground: Sequence[float]) -> np.ndarray:  # fmt: skip
-        """Foot targets (4, 3) [m], as `swing_path`, from per-leg floats of progress and ground."""
+    def __call__(self, liftoff: Sequence[Sequence[float]], landing: Sequence[Sequence[float]],
+                 progress: Sequence[float],
+                 ground: Sequence[float]) -> list[list[float]]:  # fmt: skip
+        """Foot targets [m], as `swing_path`, as a list of (x, y, z) per leg, from per-leg floats
+        of lift-off and landing points, progress and ground."""
         # float math per leg (numpy's per-call cost dwarfs the arithmetic on four legs), in the
-        # order of the whole-array expressions it stands for; sin and cos stay numpy's
+        # order of the whole-array expressions it stands for; math's sin and cos are libm's,
+        # as numpy's float64 ones
         touch_at, reach_below_m = self.touch_at, self.reach_below_m
         u = [min(min(max(p, 0.0), 1.0) / touch_at, 1.0) for p in progress]
-        pi_u = np.pi * np.array(u)
-        bump = np.sin(pi_u).tolist()
+        pi_u = [math.pi * u_k for u_k in u]
+        bump = [math.sin(a) for a in pi_u]
         n = len(u)
         skew = [None] * n if self._skew is None else self._skew
-        cos_pi_u = [None] * n if self._skew is None else np.cos(pi_u).tolist()
+        cos_pi_u = [None] * n if self._skew is None else [math.cos(a) for a in pi_u]
         early = [None] * n if self._early is None else self._early
         out = []
         for p, u_k, b, k_h, c, r, start, end, h, g in zip(
-                progress, u, bump, skew, cos_pi_u, early, liftoff.tolist(), landing.tolist(),
+                progress, u, bump, skew, cos_pi_u, early, liftoff, landing,
                 self._height, ground, strict=True):  # fmt: skip
             s = min(max(p, 0.0), 1.0)
             blend = u_k * u_k * (3.0 - 2.0 * u_k)
@@ -96,7 +116,7 @@ class SwingPath:
             sink = -reach_below_m * max(s - touch_at, 0.0) / (1.0 - touch_at)
             out.append([start[0] + (end[0] - start[0]) * blend,
                         start[1] + (end[1] - start[1]) * blend, g + lift + sink])  # fmt: skip
-        return np.array(out)
+        return out
 
 
 def _per_leg(values: np.ndarray | float, n: int) -> list[float]:
