@@ -27,7 +27,7 @@ from controller.state import DogState
 from controller.swing import FootAngles, SwingPath, foot_placement_rows
 from controller.virtual_force import jt_force_row, rotation_vector
 from gaits.params import SCHEMA, GaitParams
-from gaits.waves import WAVES, amplitude_name, phase_name, wave_values
+from gaits.waves import WAVES, StrideWaves, amplitude_name, phase_name
 from models import FORE, HIND, LEGS, Skeleton
 
 FRONT, BACK = 0, 1
@@ -48,7 +48,7 @@ YAW_INT_TIME_S = 1.0  # [s] integral time of the heading loop while turning
 YAW_INT_MAX = 0.3  # [rad s] bound on the integrated heading error (anti-windup)
 MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
 MAX_STEER_RPS = 1.0  # [rad/s] bound on the turn rate that steers back onto the heading
-PITCH_ENDS = np.array([-1.0, 1.0])  # nose down: the front end sinks, the back end rises
+PITCH_ENDS = (-1.0, 1.0)  # nose down: the front end sinks, the back end rises
 NO_TOE_ANGLE = np.zeros(4)  # the toes' angle in stance, before toe-off
 NO_TOE_ANGLE.setflags(write=False)
 NO_WAVE = (0.0, 0.0)  # the leg-frame heights' rates and accelerations without stride waves
@@ -164,9 +164,8 @@ class Controller:
         shape = (self._leg["swing_lift_skew"], self._leg["swing_reach_early"])
         self._swing_path = SwingPath(self._leg["swing_height_m"], reach_below_m=REACH_BELOW_M,
                                      shape=shape if np.any(shape) else (None, None))  # fmt: skip
-        self._wave_amp = np.array([p.harmonics(amplitude_name(w)) for w, *_ in WAVES])
-        self._wave_peak = np.array([p.harmonics(phase_name(w)) for w, *_ in WAVES])
-        self._waves_on = bool(np.any(self._wave_amp))
+        self._waves = StrideWaves(np.array([p.harmonics(amplitude_name(w)) for w, *_ in WAVES]),
+                                  np.array([p.harmonics(phase_name(w)) for w, *_ in WAVES]))
         swing_dur = np.asarray(self.graph.swing_duration)
         period = self.graph.period_s
         self._t_swing, self._t_stance = swing_dur * period, (1.0 - swing_dur) * period
@@ -308,18 +307,18 @@ class Controller:
         ground, foot_l = self.ground.tolist(), foot.tolist()  # as floats
 
         # stride waves: heights, pitch, head and tail over the stride (all 0 without waves)
-        if self._waves_on:
-            wave, rate, accel = wave_values(self._wave_amp, self._wave_peak, self.phase, period)
+        if self._waves.on:
+            wave, rate, accel = self._waves(self.phase, period)
             # the body pitches about its middle: its ends sink and rise with the pitch
-            half_body = 0.5 * math.dist(frame_pos[FRONT, :2], frame_pos[BACK, :2])
-            ends = half_body * PITCH_ENDS
-            wave[:2] += ends * wave[2]
-            rate[:2] += ends * rate[2]
-            accel[:2] += ends * accel[2]
-            dz_front, dz_back, dpitch, dhead, dtail, flex, bend = wave.tolist()
-            height_rate, height_accel = rate[:2].tolist(), accel[:2].tolist()
+            half_body = 0.5 * math.dist(frame_p[FRONT][:2], frame_p[BACK][:2])
+            for k, end in enumerate(PITCH_ENDS):
+                wave[k] += half_body * end * wave[2]
+                rate[k] += half_body * end * rate[2]
+                accel[k] += half_body * end * accel[2]
+            dz_front, dz_back, dpitch, dhead, dtail, flex, bend = wave
+            height_rate, height_accel = rate[:2], accel[:2]
             # the pitch wave's rate, about the heading's y
-            frame_w_d = (float(rate[2]) * H[:, 1]).tolist()
+            frame_w_d = [rate[2] * h for h in H[:, 1].tolist()]
         else:
             dz_front = dz_back = dpitch = dhead = dtail = flex = bend = 0.0
             height_rate = height_accel = NO_WAVE
@@ -384,7 +383,8 @@ class Controller:
             if now:
                 local = _rotate_back(R_desired_rows, stance_rel[k])
                 # a stance leg may push its frame up but never pull its foot off the ground
-                foot_local_z = _rotate_back(R, _minus(foot_l[k], origin))[2]
+                foot_rel = _minus(foot_l[k], origin)  # its height in the frame: (R^T v)[2]
+                foot_local_z = R[0][2] * foot_rel[0] + R[1][2] * foot_rel[1] + R[2][2] * foot_rel[2]
                 local[2] = min(local[2], foot_local_z)
             else:
                 local = _rotate_back(R, _minus(swing_target[k], origin))

@@ -50,10 +50,38 @@ def wave_values(amplitude: np.ndarray, peak: np.ndarray, phase: float,
     """Values (W,), first and second time derivatives (W,) [unit/s, unit/s^2] at gait
     `phase` of W waves, given their amplitudes and peak phases (W, n harmonics) and the
     stride period [s]."""
-    angle = (2.0 * math.pi) * ORDERS * (phase - peak)
-    omega = (2.0 * math.pi / period_s) * ORDERS  # [rad/s] of each harmonic
-    cos = amplitude * np.cos(angle)
-    values = cos.sum(axis=1)
-    rates = -(amplitude * np.sin(angle) * omega).sum(axis=1)
-    accelerations = -(cos * (omega * omega)).sum(axis=1)
-    return values, rates, accelerations
+    values, rates, accelerations = StrideWaves(amplitude, peak)(phase, period_s)
+    return np.array(values), np.array(rates), np.array(accelerations)
+
+
+class StrideWaves:
+    """W waves of one gait, given their amplitudes and peak phases (W, n harmonics), for
+    evaluation at every control step: float math over the harmonics that are not zero
+    (numpy's per-call cost dwarfs the arithmetic on a few harmonics; a gait that flexes
+    only its spine has one)."""
+
+    def __init__(self, amplitude: np.ndarray, peak: np.ndarray) -> None:
+        amplitude, peak = np.asarray(amplitude, dtype=float), np.asarray(peak, dtype=float)
+        self.n_waves = len(amplitude)
+        # (wave, 2 pi n, n, amplitude, peak phase) of each harmonic that moves something
+        self._terms = [(w, 2.0 * math.pi * n, n, float(amplitude[w, k]), float(peak[w, k]))
+                       for w in range(self.n_waves) for k, n in enumerate(ORDERS.tolist())
+                       if amplitude[w, k] != 0.0]  # fmt: skip
+
+    @property
+    def on(self) -> bool:
+        return bool(self._terms)
+
+    def __call__(self, phase: float,
+                 period_s: float) -> tuple[list[float], list[float], list[float]]:  # fmt: skip
+        """Values, first and second time derivatives of the waves at gait `phase`, as lists."""
+        values, rates, accelerations = ([0.0] * self.n_waves for _ in range(3))
+        stride_omega = 2.0 * math.pi / period_s  # [rad/s] of harmonic 1
+        for w, two_pi_n, n, a, psi in self._terms:
+            angle = two_pi_n * (phase - psi)
+            omega = stride_omega * n
+            cos = a * math.cos(angle)
+            values[w] += cos
+            rates[w] -= a * math.sin(angle) * omega
+            accelerations[w] -= cos * (omega * omega)
+        return values, rates, accelerations
