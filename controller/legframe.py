@@ -3,6 +3,7 @@ and how its stance legs share them."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -15,19 +16,22 @@ def frame_force(
     weight: float,
     kp_h: float,
     kd_h: float,
+    max_pull: float = math.inf,
 ) -> np.ndarray:
     """Virtual force [N] (world) on a leg frame: the horizontal force (k_v times the velocity
-    error), a height PD [N/m, N*s/m] and the weight [N] the frame carries."""
+    error), a height PD [N/m, N*s/m] and the weight [N] the frame carries. Its vertical part
+    pulls the frame down by at most `max_pull` [N]: the stance feet would have to pull on
+    the ground, and a foot asked to pull lifts off."""
     return np.array(frame_force_floats(height_error, vertical_speed, horizontal_force, weight,
-                                       kp_h, kd_h))  # fmt: skip
+                                       kp_h, kd_h, max_pull))  # fmt: skip
 
 
 def frame_force_floats(height_error: float, vertical_speed: float,
                        horizontal_force: Sequence[float], weight: float, kp_h: float,
-                       kd_h: float) -> list[float]:  # fmt: skip
+                       kd_h: float, max_pull: float = math.inf) -> list[float]:  # fmt: skip
     """frame_force as a list of floats (the controller's per-step path)."""
     fx, fy = horizontal_force
-    return [fx, fy, kp_h * height_error - kd_h * vertical_speed + weight]
+    return [fx, fy, max(kp_h * height_error - kd_h * vertical_speed + weight, -max_pull)]
 
 
 def yaw_forces(yaw_torque: float, lever_xy: np.ndarray, stance: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ from controller.stand import GRAVITY, leg_kinematics
 from controller.state import DogState
 from controller.swing import FootAngles, SwingPath, foot_placement_rows
 from controller.virtual_force import jt_force_row, rotation_vector
-from gaits.params import SCHEMA, GaitParams
+from gaits.params import PULL_UNLIMITED, SCHEMA, GaitParams
 from gaits.waves import WAVES, StrideWaves, amplitude_name, phase_name
 from models import FORE, HIND, LEGS, Skeleton
 
@@ -178,6 +178,9 @@ class Controller:
         self._gain = {name: p.frames(name) for name in (
             "kp_height_N_per_m", "kd_height_Ns_per_m", "kp_orient_Nm_per_rad",
             "kd_orient_Nms_per_rad", "kp_yaw_Nm_per_rad", "kd_yaw_Nms_per_rad")}  # fmt: skip
+        self._max_pull = [math.inf if share >= PULL_UNLIMITED else share * w
+                          for share, w in zip(p.frames("stance_pull_max"), self._frame_weight,
+                                              strict=True)]  # fmt: skip
         self._hip_pd = np.repeat(p.frames("stance_hip_pd"), 2)  # per leg
         self._hip_pd_scale: dict[tuple[bool, ...], np.ndarray] = {}  # filled as patterns occur
         self._height_d = (p["height_front_m"], p["height_back_m"])
@@ -471,7 +474,7 @@ class Controller:
             weight = self._frame_weight[f] * (1.0 + height_accel[f] / GRAVITY)
             kp_h, kd_h = gain["kp_height_N_per_m"][f], gain["kd_height_Ns_per_m"][f]
             F = frame_force_floats(height_err, frame_v[f][2] - height_rate[f], push, weight,
-                                   kp_h, kd_h)  # fmt: skip
+                                   kp_h, kd_h, self._max_pull[f])  # fmt: skip
             # damping acts on the yaw rate's error against the commanded turn rate
             yaw_rate_err = turn_rate - frame_w[f][2]
             yaw_torque = (gain["kp_yaw_Nm_per_rad"][f] * yaw_err[f]

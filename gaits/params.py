@@ -40,6 +40,9 @@ SCHEMA_VERSION = 1
 PRESET_DIR = Path(__file__).parent / "presets"
 MIRROR = {"RF": "LF", "RH": "LH"}
 FRAMES = ("front", "back")  # the leg frames: chest with the fore legs, pelvis with the hind
+# stance_pull_max at its bound lifts the limit: the gallops' height control asks for pulls of
+# up to 6-9 frame weights at times, and the optimizer's unit box wants the small values
+PULL_UNLIMITED = 10.0
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,10 @@ SCHEMA: tuple[ParamSpec, ...] = (
     ParamSpec("kp_height_N_per_m", 0.0, 30000.0, "leg-frame height virtual-force gain",
               per_frame=True),
     ParamSpec("kd_height_Ns_per_m", 0.0, 2000.0, "leg-frame vertical damping", per_frame=True),
+    ParamSpec("stance_pull_max", 0.0, PULL_UNLIMITED,
+              "largest pull of the height control on the stance feet, in frame weights "
+              f"(0: they only push; {PULL_UNLIMITED:g}: no limit)", per_frame=True,
+              default=PULL_UNLIMITED),
     ParamSpec("kv_sagittal_Ns_per_m", 0.0, 2000.0, "forward velocity virtual-force gain k_v",
               per_frame=True),
     ParamSpec("kv_coronal_Ns_per_m", 0.0, 2000.0, "sideways velocity virtual-force gain",

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.kinematics import quat_to_matrix, rot_x, rot_y
-from controller.legframe import share_frame_torque, yaw_forces
+from controller.legframe import frame_force, share_frame_torque, yaw_forces
 from controller.legik import leg_ik
 from controller.loop import BEND, Controller
 from controller.spine import quat_from_pitch_yaw, quat_multiply, split_spine
@@ -95,6 +95,18 @@ def test_yaw_forces_make_the_asked_torque_and_no_net_force() -> None:
     torque = np.sum(lever[:, 0] * f[:, 1] - lever[:, 1] * f[:, 0])
     assert torque == pytest.approx(12.0)
     assert np.allclose(f[~stance], 0.0)
+
+
+def test_frame_force_pulls_the_frame_down_by_at_most_its_limit() -> None:
+    # a frame 2 cm above its height and rising: the height PD asks for a net pull
+    args = (-0.02, 0.3, np.array([5.0, -1.0]), 150.0, 10000.0, 900.0)
+    want = -0.02 * 10000.0 - 0.3 * 900.0 + 150.0
+    assert want < -300.0
+    assert frame_force(*args) == pytest.approx([5.0, -1.0, want])
+    assert frame_force(*args, max_pull=100.0) == pytest.approx([5.0, -1.0, -100.0])
+    assert frame_force(*args, max_pull=0.0)[2] == 0.0  # the feet only push
+    # a push is left alone
+    assert frame_force(0.01, 0.0, np.zeros(2), 150.0, 10000.0, 900.0, 0.0)[2] == 250.0
 
 
 def test_stance_hips_together_give_the_leg_frame_its_torque() -> None:

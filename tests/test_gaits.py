@@ -10,7 +10,7 @@ import pytest
 from gaits.errors import GaitError
 from gaits.footfalls import PATTERN_OF_GAIT, footfall_pattern
 from gaits.graph import GaitGraph
-from gaits.params import PRESET_DIR, SPEC_BY_NAME, GaitParams, preset_names
+from gaits.params import PRESET_DIR, PULL_UNLIMITED, SPEC_BY_NAME, GaitParams, preset_names
 
 CANDIDATES = sorted((PRESET_DIR.parent / "candidates").glob("*.toml"))
 
@@ -137,6 +137,17 @@ def test_a_gait_file_without_a_later_parameter_gets_its_default(tmp_path) -> Non
     path.write_text(text.replace("steer_fp_per_s = 5.0\n", ""))
     assert GaitParams.load(path)["steer_fp_per_s"] == 0.0  # steering by foot placement off
     assert "steer_fp_per_s = 0.0" in GaitParams.load(path).to_toml()
+
+
+def test_a_gait_file_without_a_pull_limit_pulls_as_before(tmp_path) -> None:
+    gait = GaitParams.load("canter")
+    text = gait.to_toml()
+    start = text.index("[params.stance_pull_max]")
+    path = tmp_path / "old.toml"
+    path.write_text(text[:start] + text[text.index("[", start + 1):])
+    old = GaitParams.load(path)
+    # the bound lifts the limit: the gallops' height control pulls hard at times
+    assert old.frames("stance_pull_max") == [PULL_UNLIMITED] * 2 == gait.frames("stance_pull_max")
 
 
 @pytest.mark.parametrize(

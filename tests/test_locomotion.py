@@ -137,9 +137,7 @@ MOCAP_CLIPS = {"walk": ("dog_walk00_joint_pos.txt",), "trot": ("dog_trot_joint_p
     pytest.param("walk", 1.0, marks=known_gap(
         "walk: RF lands 0.68-0.71 of a stride after LH, the real dog's 0.54 (seeds 1, 3 "
         "and 4 miss by up to 0.02); its duty factors and LF (0.14-0.21, real 0.07) hold")),
-    pytest.param("trot", 2.0, marks=known_gap(
-        "trot: the fore feet land late, LF and RF 0.57 and 0.06-0.08 of a stride after LH "
-        "against the real dog's 0.39 and 0.91")),
+    ("trot", 2.0),
 ])  # fmt: skip
 def test_footfalls_are_those_of_the_real_dog(runs: dict, mocap_dir, gait: str,
                                             speed: float) -> None:  # fmt: skip
