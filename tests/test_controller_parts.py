@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import controller.loop
 from controller.kinematics import quat_to_matrix, rot_x, rot_y
 from controller.legframe import frame_force, share_frame_torque, yaw_forces
 from controller.legik import leg_ik
 from controller.loop import BEND, Controller
+from controller.sim import World
 from controller.spine import quat_from_pitch_yaw, quat_multiply, split_spine
 from controller.stand import leg_kinematics
 from controller.swing import foot_angles, foot_placement, swing_path
 from controller.virtual_force import jt_force, rotation_error
-from gaits.params import GaitParams
+from gaits.params import PULL_UNLIMITED, GaitParams
 from models import build_skeleton, preset
 
 SKELETON = build_skeleton(preset("shepherd"))
@@ -107,6 +112,30 @@ def test_frame_force_pulls_the_frame_down_by_at_most_its_limit() -> None:
     assert frame_force(*args, max_pull=0.0)[2] == 0.0  # the feet only push
     # a push is left alone
     assert frame_force(0.01, 0.0, np.zeros(2), 150.0, 10000.0, 900.0, 0.0)[2] == 250.0
+
+
+@pytest.mark.parametrize(("front", "back"), [(0.0, 0.5), (PULL_UNLIMITED, 1.0)])
+def test_each_frame_pulls_its_stance_feet_by_at_most_its_gaits_limit(
+        monkeypatch: pytest.MonkeyPatch, front: float, back: float) -> None:  # fmt: skip
+    seen: dict[float, float] = {}  # frame weight -> the limit the control step passed
+    real = controller.loop.frame_force_floats
+
+    def spy(*args: float) -> list[float]:
+        seen[args[3]] = args[6]
+        return real(*args)
+
+    monkeypatch.setattr(controller.loop, "frame_force_floats", spy)
+    gait = GaitParams.load("trot")
+    values = {**gait.values, "stance_pull_max.front": front, "stance_pull_max.back": back}
+    with World() as world:
+        ctrl = Controller(world.skeleton, replace(gait, values=values), servo_dt=world.dt)
+        ctrl.command.speed_mps = 2.0
+        ctrl.step(world.read_state())  # standing: every foot on the ground, no wave
+    weight = ctrl.frame_weight
+    # the unlimited bound passes no limit at all, so that older gait files run as before
+    want = [math.inf if share == PULL_UNLIMITED else share * w
+            for share, w in zip((front, back), weight, strict=True)]  # fmt: skip
+    assert seen == dict(zip(weight.tolist(), want, strict=True))
 
 
 def test_stance_hips_together_give_the_leg_frame_its_torque() -> None:
