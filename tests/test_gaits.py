@@ -144,7 +144,8 @@ def test_a_gait_file_without_a_pull_limit_pulls_as_before(tmp_path) -> None:
     text = gait.to_toml()
     start = text.index("[params.stance_pull_max]")
     path = tmp_path / "old.toml"
-    path.write_text(text[:start] + text[text.index("[", start + 1):])
+    path.write_text(text[:start] + text[text.index("[", start + 1) :])
+    assert "[params.stance_pull_max]" not in path.read_text()
     old = GaitParams.load(path)
     # the bound lifts the limit: the gallops' height control pulls hard at times
     assert old.frames("stance_pull_max") == [PULL_UNLIMITED] * 2 == gait.frames("stance_pull_max")
