@@ -144,13 +144,22 @@ def beats(offsets: dict[str, float], together: float = 0.08) -> list[list[str]]:
     return out
 
 
-def footfall_pattern(offsets: dict[str, float], together: float = 0.08) -> str:
+def footfall_pattern(offsets: dict[str, float], together: float = 0.08,
+                     duty: dict[str, float] | None = None) -> str:  # fmt: skip
     """Name the footfall order of phase offsets: "trot" (diagonal pairs), "pace" (lateral
     pairs), "bound" (fore pair, hind pair), "lateral-walk" / "diagonal-walk" (four beats,
     a hind foot followed by the fore foot of its own / the other side), "canter" (one hind,
     the other hind with its diagonal fore, the last fore), "transverse-gallop" /
     "rotary-gallop" (both hinds, then both fores; lead fore on the side of the lead hind /
-    the other side), or "other"."""
+    the other side), or "other".
+
+    duty: the feet's duty factors, if known. In a walking gait (feet down over half the
+    stride on average: Hildebrand's walks) two feet or more are always down, so its
+    footfalls count as separate beats down to half of `together` apart: the lateral
+    couplets of a real dog's walk (dog_walk00: LF 0.07 after LH, RF 0.06 after RH) are a
+    walk, not a pace."""
+    if duty is not None and sum(duty.values()) > 0.5 * len(duty):
+        together = 0.5 * together
     seq = beats(offsets, together)
     sizes = [len(b) for b in seq]
     side = {f: f[0] for f in FEET}

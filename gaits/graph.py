@@ -8,6 +8,7 @@ from functools import cached_property
 import numpy as np
 
 from gaits.errors import GaitError
+from gaits.footfalls import footfall_pattern
 
 LEGS = ("LF", "RF", "LH", "RH")
 
@@ -66,3 +67,8 @@ class GaitGraph:
         """Touchdown phase of each leg relative to LH, in [0, 1) (the run-summary convention)."""
         td = self.touchdown_phase()
         return {leg: float((td[k] - td[2]) % 1.0) for k, leg in enumerate(LEGS)}
+
+    def footfall_pattern(self) -> str:
+        """The planned footfall order, named as gaits.footfalls.footfall_pattern names it."""
+        return footfall_pattern(self.phase_offsets(),
+                                duty=dict(zip(LEGS, self.duty_factor.tolist(), strict=True)))
