@@ -153,9 +153,9 @@ def footfall_pattern(offsets: dict[str, float], together: float = 0.08,
     "rotary-gallop" (both hinds, then both fores; lead fore on the side of the lead hind /
     the other side), or "other".
 
-    duty: the feet's duty factors, if known. In a walking gait (feet down over half the
-    stride on average: Hildebrand's walks) two feet or more are always down, so its
-    footfalls count as separate beats down to half of `together` apart: the lateral
+    duty: the feet's duty factors, if known. Hildebrand draws the line between walks and
+    runs at a duty factor of 0.5; in a walk (feet down over half the stride on average)
+    footfalls count as separate beats down to half of `together` apart, so the lateral
     couplets of a real dog's walk (dog_walk00: LF 0.07 after LH, RF 0.06 after RH) are a
     walk, not a pace."""
     if duty is not None and sum(duty.values()) > 0.5 * len(duty):
