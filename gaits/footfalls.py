@@ -13,6 +13,9 @@ FEET = ("LF", "RF", "LH", "RH")
 # The footfall order each named gait must show (see footfall_pattern).
 PATTERN_OF_GAIT = {"walk": "lateral-walk", "trot": "trot", "pace": "pace", "canter": "canter",
                    "transverse-gallop": "transverse-gallop", "rotary-gallop": "rotary-gallop"}
+# In a symmetrical run, pairs this far apart [stride] still land as couplets: Hildebrand's
+# line halfway between a couplet and evenly spaced beats (a quarter of a stride apart).
+RUN_COUPLETS_APART = 0.125
 
 
 def touchdowns(t: np.ndarray, contact: np.ndarray) -> list[np.ndarray]:
@@ -144,8 +147,8 @@ def beats(offsets: dict[str, float], together: float = 0.08) -> list[list[str]]:
     return out
 
 
-def footfall_pattern(offsets: dict[str, float], together: float = 0.08,
-                     duty: dict[str, float] | None = None) -> str:  # fmt: skip
+def footfall_pattern(offsets: dict[str, float | None], together: float = 0.08,
+                     duty: dict[str, float | None] | None = None) -> str:  # fmt: skip
     """Name the footfall order of phase offsets: "trot" (diagonal pairs), "pace" (lateral
     pairs), "bound" (fore pair, hind pair), "lateral-walk" / "diagonal-walk" (four beats,
     a hind foot followed by the fore foot of its own / the other side), "canter" (one hind,
@@ -154,12 +157,26 @@ def footfall_pattern(offsets: dict[str, float], together: float = 0.08,
     the other side), or "other".
 
     duty: the feet's duty factors, if known. Hildebrand draws the line between walks and
-    runs at a duty factor of 0.5; in a walk (feet down over half the stride on average)
+    runs at a duty factor of 0.5. In a walk (feet down over half the stride on average)
     footfalls count as separate beats down to half of `together` apart, so the lateral
     couplets of a real dog's walk (dog_walk00: LF 0.07 after LH, RF 0.06 after RH) are a
-    walk, not a pace."""
-    if duty is not None and sum(duty.values()) > 0.5 * len(duty):
-        together = 0.5 * together
+    walk, not a pace. In a symmetrical run (each pair of feet landing half a stride apart)
+    feet up to RUN_COUPLETS_APART apart share a beat, so a real dog's trot, whose fore feet
+    land 0.09-0.12 of a stride before their diagonal hind feet (dog_trot), is a trot.
+
+    A run summary's offsets are None for a foot that did not step: ValueError names it. Duty
+    factors with a None in them are not used."""
+    missing = sorted(f for f in FEET if offsets.get(f) is None)
+    if missing:
+        raise ValueError(f"no phase offset for {', '.join(missing)} (a foot that did not step "
+                         "has no place in the footfall order); feet: " + ", ".join(FEET))
+    if duty is not None and any(d is None for d in duty.values()):
+        duty = None  # unknown duty factors: the timing alone
+    if duty is not None:
+        if sum(duty.values()) > 0.5 * len(duty):
+            together = 0.5 * together
+        elif _symmetrical(offsets):
+            together = max(together, RUN_COUPLETS_APART)
     seq = beats(offsets, together)
     sizes = [len(b) for b in seq]
     side = {f: f[0] for f in FEET}
@@ -187,3 +204,12 @@ def footfall_pattern(offsets: dict[str, float], together: float = 0.08,
             fore_after = order[(hind + 1) % 4]
             return "lateral-walk" if side[fore_after] == side[order[hind]] else "diagonal-walk"
     return "other"
+
+
+def _symmetrical(offsets: dict[str, float], tolerance: float = 0.1) -> bool:
+    """Hildebrand's symmetrical gaits: the two hind feet, and the two fore feet, land half a
+    stride apart (within `tolerance` [stride])."""
+    def apart(a: str, b: str) -> float:
+        return (offsets[a] - offsets[b]) % 1.0
+
+    return abs(apart("RH", "LH") - 0.5) <= tolerance and abs(apart("RF", "LF") - 0.5) <= tolerance

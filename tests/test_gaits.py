@@ -72,6 +72,36 @@ def test_a_walk_in_lateral_couplets_is_a_walk_and_not_a_pace() -> None:
     assert footfall_pattern(pairs, duty=walking) == "pace"
 
 
+def test_a_run_in_dissociated_diagonal_couplets_is_a_trot() -> None:
+    # the real dog's trot (dog_trot): each fore foot lands 0.09-0.12 before its diagonal hind
+    dissociated = {"LF": 0.39, "RF": 0.91, "LH": 0.0, "RH": 0.51}
+    running = {"LF": 0.48, "RF": 0.45, "LH": 0.36, "RH": 0.33}
+    walking = {"LF": 0.56, "RF": 0.61, "LH": 0.53, "RH": 0.5}
+    assert footfall_pattern(dissociated) == "lateral-walk"  # the timing alone
+    assert footfall_pattern(dissociated, duty=running) == "trot"
+    assert footfall_pattern(dissociated, duty=walking) == "lateral-walk"
+    # a quarter of a stride between beats is a four-beat gait, run or walk
+    assert footfall_pattern({"LF": 0.25, "RF": 0.75, "LH": 0.0, "RH": 0.5},
+                            duty=running) == "lateral-walk"  # fmt: skip
+    # an asymmetrical run keeps its beats: a gallop's hind feet land 0.1 apart
+    gallop = {"LF": 0.45, "RF": 0.3, "LH": 0.0, "RH": 0.9}
+    assert footfall_pattern(gallop, duty=running) == "transverse-gallop"
+
+
+def test_a_foot_that_did_not_step_is_named_not_a_traceback() -> None:
+    with pytest.raises(ValueError, match="no phase offset for RF"):
+        footfall_pattern({"LF": 0.5, "RF": None, "LH": 0.0, "RH": 0.5})
+    pairs = {"LF": 0.5, "RF": 0.0, "LH": 0.0, "RH": 0.5}
+    assert footfall_pattern(pairs, duty={"LF": 0.4, "RF": None, "LH": 0.4, "RH": 0.4}) == "trot"
+
+
+def test_the_real_dogs_trot_reads_as_a_trot(mocap_dir: Path) -> None:
+    from optimize.reference import analyze_footfalls, load_reference
+
+    real = analyze_footfalls(load_reference(mocap_dir / "dog_trot_joint_pos.txt"))
+    assert footfall_pattern(real.phase_offset, duty=real.duty_factor) == "trot"
+
+
 def test_the_real_dogs_walk_reads_as_a_lateral_walk(mocap_dir: Path) -> None:
     from optimize.reference import analyze_footfalls, load_reference
 
