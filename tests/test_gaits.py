@@ -34,8 +34,10 @@ def test_walk_is_a_four_beat_lateral_sequence_and_trot_moves_diagonal_pairs() ->
     assert np.all(np.diff([walk[f] for f in order] + [1.0]) > 0.06)
     assert walk["RH"] == pytest.approx(0.5) and walk["RF"] == pytest.approx(walk["LF"] + 0.5)
     trot = GaitParams.load("trot").graph().phase_offsets()
-    assert min(trot["RF"], 1 - trot["RF"]) < 0.05  # RF with LH
-    assert abs(trot["LF"] - trot["RH"]) < 0.05 and abs(trot["LF"] - 0.5) < 0.1
+    # diagonal pairs within the acceptance's 0.1 of a stride; the real dog's fore foot lands
+    # 0.09-0.12 before its diagonal hind one (dog_trot)
+    assert min(trot["RF"], 1 - trot["RF"]) < 0.1  # RF with LH
+    assert abs(trot["LF"] - trot["RH"]) < 0.1 and abs(trot["LF"] - 0.5) < 0.1
 
 
 def test_pace_moves_lateral_pairs() -> None:
