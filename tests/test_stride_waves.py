@@ -215,8 +215,9 @@ def test_the_body_follows_its_height_and_pitch_waves() -> None:
 @pytest.mark.slow
 def test_the_spine_flexes_and_bends_with_its_waves() -> None:
     trot = GaitParams.load("trot")
-    waved = _with(trot, spine_bend_wave_rad__h1=0.1, spine_bend_wave_phase__h1=0.3,
-                  spine_flex_wave_rad__h1=0.08, spine_flex_wave_phase__h1=0.6)  # fmt: skip
+    # (the trot, riding its stride's bounce, falls at 2.7 s with waves of 0.1 and 0.08 rad)
+    waved = _with(trot, spine_bend_wave_rad__h1=0.05, spine_bend_wave_phase__h1=0.3,
+                  spine_flex_wave_rad__h1=0.04, spine_flex_wave_phase__h1=0.6)  # fmt: skip
     with World() as world:
         names, spine = world.skeleton.joint_names, world.skeleton.spine_joints
     # the spine's whole pitch and yaw, chest against pelvis: the sums over its joints
@@ -228,7 +229,7 @@ def test_the_spine_flexes_and_bends_with_its_waves() -> None:
         assert not summary["fell"]
         q = result.log["joint_q"]
         fits.append([_first_harmonic(result.log, q[:, idx].sum(axis=1)) for idx in (pitch, yaw)])
-    for axis, amp, peak in ((0, 0.08, 0.6), (1, 0.1, 0.3)):
+    for axis, amp, peak in ((0, 0.04, 0.6), (1, 0.05, 0.3)):
         change = fits[1][axis] - fits[0][axis]
         assert 0.6 * amp < abs(change) < 1.4 * amp, (axis, abs(change))
         lag = (np.angle(change) / (2 * np.pi) - peak + 0.5) % 1.0 - 0.5
