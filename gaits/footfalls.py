@@ -170,9 +170,7 @@ def footfall_pattern(offsets: dict[str, float | None], together: float = 0.08,
     if missing:
         raise ValueError(f"no phase offset for {', '.join(missing)} (a foot that did not step "
                          "has no place in the footfall order); feet: " + ", ".join(FEET))
-    if duty is not None and any(d is None for d in duty.values()):
-        duty = None  # unknown duty factors: the timing alone
-    if duty is not None:
+    if duty is not None and None not in duty.values():  # else the timing alone
         if sum(duty.values()) > 0.5 * len(duty):
             together = 0.5 * together
         elif _symmetrical(offsets):
@@ -209,7 +207,5 @@ def footfall_pattern(offsets: dict[str, float | None], together: float = 0.08,
 def _symmetrical(offsets: dict[str, float], tolerance: float = 0.1) -> bool:
     """Hildebrand's symmetrical gaits: the two hind feet, and the two fore feet, land half a
     stride apart (within `tolerance` [stride])."""
-    def apart(a: str, b: str) -> float:
-        return (offsets[a] - offsets[b]) % 1.0
-
-    return abs(apart("RH", "LH") - 0.5) <= tolerance and abs(apart("RF", "LF") - 0.5) <= tolerance
+    return all(abs((offsets[right] - offsets[left]) % 1.0 - 0.5) <= tolerance
+               for left, right in (("LH", "RH"), ("LF", "RF")))  # fmt: skip
