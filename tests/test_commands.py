@@ -166,10 +166,10 @@ def test_blend_ends_are_the_gaits_themselves() -> None:
         assert set(values) == set(gait.values)
         for key, want in gait.values.items():
             # a phase is the same on its circle: harmonic 2 peaking at 0.535 peaks at 0.035
-            miss = values[key] - want
-            if key in PHASE_PERIOD:
-                miss = ((miss / PHASE_PERIOD[key] + 0.5) % 1.0 - 0.5) * PHASE_PERIOD[key]
-            assert abs(miss) < 1e-12, (w, key, values[key], want)
+            period = PHASE_PERIOD.get(key)
+            miss = (abs(values[key] - want) if period is None
+                    else _circular(values[key] / period, want / period) * period)  # fmt: skip
+            assert miss < 1e-12, (w, key, values[key], want)
 
 
 def test_turn_radius_of_a_circle_and_none_for_a_straight_path() -> None:

@@ -21,7 +21,7 @@ from controller.stand import leg_kinematics
 from controller.swing import foot_angles, foot_placement, swing_path
 from controller.virtual_force import jt_force, rotation_error
 from gaits.params import PULL_UNLIMITED, GaitParams
-from gaits.waves import WAVES, amplitude_name
+from gaits.waves import HARMONICS, WAVES, amplitude_name
 from models import build_skeleton, preset
 
 SKELETON = build_skeleton(preset("shepherd"))
@@ -115,9 +115,6 @@ def test_frame_force_pulls_the_frame_down_by_at_most_its_limit() -> None:
     assert frame_force(0.01, 0.0, np.zeros(2), 150.0, 10000.0, 900.0, 0.0)[2] == 250.0
 
 
-WAVE_AMPLITUDES = {amplitude_name(w) for w, *_ in WAVES}
-
-
 @pytest.mark.parametrize(("front", "back"), [(0.0, 0.5), (PULL_UNLIMITED, 1.0)])
 def test_each_frame_pulls_its_stance_feet_by_at_most_its_gaits_limit(
         monkeypatch: pytest.MonkeyPatch, front: float, back: float) -> None:  # fmt: skip
@@ -132,7 +129,7 @@ def test_each_frame_pulls_its_stance_feet_by_at_most_its_gaits_limit(
     gait = GaitParams.load("trot")
     values = {**gait.values, "stance_pull_max.front": front, "stance_pull_max.back": back}
     # no stride waves: each frame's weight is then the force's key (a wave scales it)
-    values.update({k: 0.0 for k in values if k.split(".")[0] in WAVE_AMPLITUDES})
+    values.update({f"{amplitude_name(w)}.{h}": 0.0 for w, *_ in WAVES for h in HARMONICS})
     with World() as world:
         ctrl = Controller(world.skeleton, replace(gait, values=values), servo_dt=world.dt)
         ctrl.command.speed_mps = 2.0
