@@ -110,12 +110,7 @@ def test_duty_factors_are_those_of_real_dogs(runs: dict, gait: str, speed: float
         assert all(d is not None and lo < d <= hi for d in duty.values()), (seed, duty)
 
 
-@pytest.mark.parametrize(("gait", "speed"), [
-    pytest.param("walk", 1.0, marks=pytest.mark.xfail(strict=True, reason=(
-        "the walk's hind feet lift and land again late in their stance, 2.2-2.6 times a "
-        "stride (README: where the walk's hind-foot chatter comes from)"))),
-    ("trot", 2.0),
-])  # fmt: skip
+@pytest.mark.parametrize(("gait", "speed"), NOMINAL)
 def test_each_foot_lands_once_a_stride(runs: dict, gait: str, speed: float) -> None:
     # a stance is one contact (bounces under 30 ms not counted): a foot that lifts and lands
     # again mid-stance looks wrong in the gait diagram and the video
