@@ -41,7 +41,8 @@ def stop_jolts_per_second(gait: str, speed: float, seconds: float, settle_s: flo
                 before, state = state, world.read_state()
                 jump = np.linalg.norm(state.base_vel - before.base_vel)
                 at_stop = np.any((state.q <= lower) | (state.q >= upper))
-                jolts += step * CONTROL_DT >= settle_s and jump > JOLT_MPS and at_stop
+                if step * CONTROL_DT >= settle_s and jump > JOLT_MPS and at_stop:
+                    jolts += 1
             assert world.status(state) == "ok", f"{gait} fell at {state.t:.2f} s"
     return jolts / seconds
 
