@@ -35,13 +35,13 @@ def stop_jolts_per_second(gait: str, speed: float, seconds: float, settle_s: flo
         state = world.read_state()
         for step in range(round((settle_s + seconds) / CONTROL_DT)):
             command = ctrl.step(state)
+            counting = step * CONTROL_DT >= settle_s
             for _ in range(substeps):
                 world.apply(command.torques(state.q, state.qd))
                 world.step()
                 before, state = state, world.read_state()
-                jump = np.linalg.norm(state.base_vel - before.base_vel)
-                at_stop = np.any((state.q <= lower) | (state.q >= upper))
-                if step * CONTROL_DT >= settle_s and jump > JOLT_MPS and at_stop:
+                if (counting and np.linalg.norm(state.base_vel - before.base_vel) > JOLT_MPS
+                        and np.any((state.q <= lower) | (state.q >= upper))):
                     jolts += 1
             assert world.status(state) == "ok", f"{gait} fell at {state.t:.2f} s"
     return jolts / seconds

@@ -10,15 +10,14 @@ import numpy as np
 import pytest
 from sim_slots import one_per_core
 
-from controller.sim import TRACKED_LINKS, World
+from controller.loop import CHEST
+from controller.sim import World
 from controller.simulate import simulate
 from controller.swing import swing_path
 from gaits.errors import GaitError
 from gaits.params import GaitParams
 from gaits.schedule import _mirrored, _phase_shifted, blend
 from gaits.waves import HARMONICS, WAVES, amplitude_name, phase_name, wave_values
-
-CHEST = TRACKED_LINKS.index("chest")
 
 
 def _with(gait: GaitParams, **values: float) -> GaitParams:
