@@ -39,12 +39,12 @@ def measure(gait: str, seconds: float) -> dict[str, float]:
             t2 = clock()
             parts["read_state"] += t1 - t0
             parts["controller"] += t2 - t1
-            q, qd = state.q, state.qd
             for k in range(substeps):
                 t3 = clock()
                 if k:
-                    q, qd = world.read_joints()
-                world.apply(command.torques(q, qd))
+                    world.drive(command)
+                else:  # the first physics step's joints are the state's
+                    world.drive(command, state.q, state.qd)
                 t4 = clock()
                 world.step()
                 parts["servo"] += t4 - t3

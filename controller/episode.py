@@ -115,15 +115,16 @@ def run_episode(
             break
         command = controller.step(state)
         servo = command if isinstance(command, ServoCommand) else None
-        q, qd = state.q, state.qd
         for k in range(substeps):
-            if k:
-                q, qd = world.read_joints()
-            applied = world.apply(servo.torques(q, qd) if servo is not None else command)
+            if servo is None:
+                applied = world.apply(command)
+            else:  # the servo reads the joints at every physics step but the first
+                applied = (world.drive(servo, state.q, state.qd) if k == 0
+                           else world.drive(servo))  # fmt: skip
             if k == 0:
                 contacts[n] = state.foot_contact
                 if n % log_every == 0:
-                    log.add(state, applied, world.marker_positions(),
+                    log.add(state, applied.copy(), world.marker_positions(),
                             extra_log(state) if extra_log else None)  # fmt: skip
                 if recorder is not None and recorder.due(state.t):
                     recorder.capture(world, state, caption(state) if caption else None)

@@ -7,7 +7,6 @@ fully described by its joint axes (local, unit) and the offsets between joints.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -97,7 +96,9 @@ def _rot_y_cs(c: np.ndarray, s: np.ndarray) -> np.ndarray:
 
 
 class LegKinematics:
-    """Forward kinematics and foot Jacobians of the four legs at once, in leg-frame coordinates.
+    """Forward kinematics and foot Jacobians of the four legs at once, in leg-frame coordinates
+    (the standing controller's, and the numpy reference of the control step's compiled
+    `controller.legchain.LegChains`).
 
     Each leg: hip/shoulder roll (x) then pitch (y) at `hip_pos_legframe`, then knee/elbow,
     hock/wrist and toe pitch joints, with segment lengths `lengths` (4 legs x 4) [m] hanging
@@ -108,31 +109,6 @@ class LegKinematics:
         self.hip = np.asarray(hip_pos_legframe, dtype=float).reshape(4, 3)
         self.lengths = np.asarray(lengths, dtype=float).reshape(4, 4)
         self._neg_lengths = -self.lengths[:, :, None]
-        # pose() writes every joint's cosine, sine and minus sine, then 0 and 1, into one
-        # vector and picks the joint rotations (roll: rot_x, pitch: rot_y) and the joint
-        # axes out of it with one take each (a few numpy calls instead of a dozen)
-        n = 4 * 5
-        self._trig = np.empty(3 * n + 2)
-        self._trig[-2:] = 0.0, 1.0
-        cos_at, sin_at, neg_sin_at = (np.arange(k * n, (k + 1) * n).reshape(4, 5)
-                                      for k in range(3))  # fmt: skip
-        zero, one = 3 * n, 3 * n + 1
-        # as _rot_x_cs and _rot_y_cs lay them out
-        rot_at = np.full((4, 5, 3, 3), zero)
-        roll, pitch = rot_at[:, 0], rot_at[:, 1:]
-        roll[..., 0, 0] = one
-        roll[..., 1, 1] = roll[..., 2, 2] = cos_at[:, 0]
-        roll[..., 1, 2], roll[..., 2, 1] = neg_sin_at[:, 0], sin_at[:, 0]
-        pitch[..., 1, 1] = one
-        pitch[..., 0, 0] = pitch[..., 2, 2] = cos_at[:, 1:]
-        pitch[..., 0, 2], pitch[..., 2, 0] = sin_at[:, 1:], neg_sin_at[:, 1:]
-        self._rot_at = rot_at
-        # the joint axes: the roll's x, then the pitch joints' y after the roll
-        axes_at = np.full((4, 5, 3), zero)
-        axes_at[:, 0, 0] = one
-        axes_at[:, 1:, 1] = cos_at[:, :1]
-        axes_at[:, 1:, 2] = sin_at[:, :1]
-        self._axes_at = axes_at
 
     def forward(self, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Joint positions (4, 5, 3): hip, knee, hock, toe joint, foot centre [m, leg frame];
@@ -141,19 +117,6 @@ class LegKinematics:
         c, s = np.cos(a), np.sin(a)
         pitch = _rot_y_cs(c[:, 1:].T, s[:, 1:].T)
         return self._forward(_rot_x_cs(c[:, 0], s[:, 0]), pitch)
-
-    def pose(self, angles: np.ndarray) -> LegPose:
-        """forward(angles), joint_axes(angles) and the hip-roll rotations (4, 3, 3) at once:
-        the three share the joints' cosines and sines (the controller's per-step path)."""
-        a = np.asarray(angles, dtype=float)
-        trig = self._trig
-        np.cos(a, out=trig[:20].reshape(4, 5))  # every joint's, in one call each
-        np.sin(a, out=trig[20:40].reshape(4, 5))
-        np.negative(trig[20:40], out=trig[40:60])
-        rot = trig.take(self._rot_at)  # (leg, joint, 3, 3)
-        roll = rot[:, 0]
-        pos, rots = self._forward(roll, rot[:, 1:].swapaxes(0, 1))
-        return LegPose(pos, rots, trig.take(self._axes_at), roll)
 
     def _forward(self, roll: np.ndarray,
                  pitch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
@@ -198,15 +161,6 @@ class LegKinematics:
         axes = self.joint_axes(a) if axes is None else axes
         jac = cross(axes, foot[:, None, :] - pivots).transpose(0, 2, 1)
         return foot, jac
-
-
-class LegPose(NamedTuple):
-    """The legs at one set of angles (see LegKinematics.pose)."""
-
-    pos: np.ndarray  # joint positions (4, 5, 3) [m, leg frame], as forward()
-    rots: np.ndarray  # segment rotations (4, 4, 3, 3), as forward()
-    axes: np.ndarray  # joint axes (4, 5, 3), as joint_axes()
-    roll: np.ndarray  # hip-roll rotations (4, 3, 3), rot_x of the roll angles
 
 
 @dataclass(frozen=True)

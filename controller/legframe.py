@@ -29,7 +29,8 @@ def frame_force(
 def frame_force_floats(height_error: float, vertical_speed: float,
                        horizontal_force: Sequence[float], weight: float, kp_h: float,
                        kd_h: float, max_pull: float = math.inf) -> list[float]:  # fmt: skip
-    """frame_force as a list of floats (the controller's per-step path)."""
+    """frame_force as a list of floats (the control step's compiled
+    controller.legchain.LegFrames does the same)."""
     fx, fy = horizontal_force
     return [fx, fy, max(kp_h * height_error - kd_h * vertical_speed + weight, -max_pull)]
 
@@ -43,7 +44,8 @@ def yaw_forces(yaw_torque: float, lever_xy: np.ndarray, stance: np.ndarray) -> n
 
 def yaw_force_rows(yaw_torque: float, lever_xy: list[list[float]],
                    stance: list[bool]) -> list[list[float]]:  # fmt: skip
-    """yaw_forces as lists of floats (the controller's per-step path)."""
+    """yaw_forces as lists of floats (the control step's compiled
+    controller.legchain.LegFrames does the same)."""
     # float math: a frame has two feet, and numpy's per-call cost dwarfs the arithmetic
     out = [[0.0, 0.0, 0.0] for _ in stance]
     legs = [k for k, on in enumerate(stance) if on]
@@ -83,8 +85,8 @@ def share_frame_torque(
 def share_frame_torque_rows(torque_world: np.ndarray, hip_axes_world: np.ndarray,
                             stance: list[list[bool]]) -> list[list[float]]:  # fmt: skip
     """share_frame_torque of F frames, (frame, its legs, ...), as one list of (roll, pitch)
-    floats per leg (the controller's per-step path: numpy's per-call cost dwarfs the
-    arithmetic on four legs). -(x / n) exactly: a division's rounding is symmetric in sign."""
+    floats per leg (the control step's compiled controller.legchain.LegChains.leg_torques
+    does the same). -(x / n) exactly: a division's rounding is symmetric in sign."""
     along_axes = np.einsum("...kaj,...j->...ka", hip_axes_world, torque_world).tolist()
     out = []
     for legs, on_legs in zip(along_axes, stance, strict=True):

@@ -15,8 +15,9 @@ PAIR_FIRST = [0, 0, 2, 2]  # the legs whose lengths each pair (fore, hind) uses
 
 
 class LegIK:
-    """`leg_ik` for legs fixed at construction (hips, lengths, bends): the controller solves
-    it every step, so what depends on the legs alone is worked out here once."""
+    """`leg_ik` for legs fixed at construction (hips, lengths, bends), in float math: the
+    reference that the controller's compiled IK (controller.legchain.LegChains.solve_ik)
+    matches bit for bit."""
 
     def __init__(self, hip: np.ndarray, lengths: np.ndarray, bend: np.ndarray,
                  max_reach: float = 0.995) -> None:  # fmt: skip

@@ -41,8 +41,16 @@ with _silenced_fd(2):
 
 from controller.errors import SimError
 from controller.kinematics import quat_to_matrix
+from controller.pd import ServoCommand
 from controller.state import DogState
 from models import LEGS, DogSpec, Skeleton, build_skeleton, preset, urdf_text
+
+try:
+    from controller.jointservo import read_joint_states, servo_torques
+except ImportError as missing:  # a source tree run without installing
+    raise ImportError("controller/jointservo.pyx is compiled when quadsim is installed: run "
+                      "`pip install -e .` (it needs a C compiler and the Python headers)"
+                      ) from missing
 
 # Links whose world pose the controller and the logs read every step (besides the base).
 TRACKED_LINKS = ("chest", "head", "tail1", "LF_fore_toe", "RF_fore_toe", "LH_hind_toe",
@@ -185,6 +193,8 @@ class World:
         self._set_joint_motors = c.setJointMotorControlArray
         self._step_simulation = c.stepSimulation
         self._neg_torque_limit = -self.torque_limit
+        # the joint servo's buffers (drive)
+        self._q, self._qd, self._applied = (np.zeros(self.n_joints) for _ in range(3))
         self._tracked_ids = [index_of_link[name] for name in TRACKED_LINKS]
         self._foot_ids = {index_of_link[sk.legs[leg].foot_link]: k for k, leg in enumerate(LEGS)}
         # the foot sphere's centre hangs below the toe link's frame, along the frame's -z
@@ -335,6 +345,25 @@ class World:
         return applied
 
     _nonfinite_torque = False
+
+    def drive(self, command: ServoCommand, q: np.ndarray | None = None,
+              qd: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+        """One physics step of the joint servo: apply `command`'s torques for the joints now,
+        as apply(command.torques(q, qd)) does, the same floats, compiled (it runs at the
+        physics rate). q, qd: the joint angles [rad] and rates [rad/s] just read (a state
+        read this step); otherwise the joints are read here. Returns the torques applied
+        [N*m]: a buffer the next call overwrites (copy it to keep it)."""
+        if q is None or qd is None:
+            read_joint_states(self._get_joint_states(self.dog, self.joint_ids), self._q,
+                              self._qd)  # fmt: skip
+            q, qd = self._q, self._qd
+        forces = servo_torques(q, qd, command.tau_ff, command.q_target, command.qd_target,
+                               command.kp, command.kd, self.torque_limit, self._applied)
+        if forces is None:  # not finite: zeros are applied and the step reports it
+            self._nonfinite_torque = True
+            forces = self._applied.tolist()
+        self._set_joint_motors(self.dog, self.joint_ids, pybullet.TORQUE_CONTROL, forces=forces)
+        return self._applied
 
     def step(self) -> None:
         """Advance the physics by one time step, applying the pushes active now."""

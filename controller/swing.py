@@ -33,8 +33,8 @@ def foot_placement_rows(hip_ground: Sequence[Sequence[float]], v: Sequence[Seque
                         time_to_strike: Sequence[float], stance_time: Sequence[float],
                         offset: Sequence[Sequence[float]],
                         feedback: Sequence[Sequence[float]]) -> list[list[float]]:  # fmt: skip
-    """foot_placement in float math from per-leg lists, as lists (the controller's per-step
-    path: numpy's per-call cost dwarfs the arithmetic on four legs)."""
+    """foot_placement in float math from per-leg lists, as lists (the control step's
+    compiled controller.legchain.SwingPlan.place_feet does the same)."""
     landing = []
     for hip_k, v_k, t, t_stance, offset_k, feedback_k in zip(
             hip_ground, v, time_to_strike, stance_time, offset, feedback, strict=True):  # fmt: skip
@@ -72,9 +72,9 @@ def swing_path(
 
 
 class SwingPath:
-    """`swing_path` for fixed heights, shapes, touch_at and reach (a gait's): the controller
-    evaluates it every step, so what depends on those alone is worked out here once.
-    n: the number of legs (height and shape may give one value for all)."""
+    """`swing_path` for fixed heights, shapes, touch_at and reach (a gait's), in float math:
+    the reference of the control step's compiled controller.legchain.SwingPlan, the same
+    floats. n: the number of legs (height and shape may give one value for all)."""
 
     def __init__(self, height: np.ndarray | float, touch_at: float = 0.85,
                  reach_below_m: float = 0.02,
@@ -148,8 +148,8 @@ def foot_angles(
 
 class FootAngles:
     """Angle trajectories (as `foot_angles`) of several joints that follow the same legs
-    and leads, for fixed values (a gait's): the controller evaluates them every step, in
-    float math (numpy's per-call cost dwarfs the arithmetic on four legs).
+    and leads, for fixed values (a gait's), in float math: the reference of the control
+    step's compiled controller.legchain.SwingPlan, the same floats.
 
     leads: (lead_off, lead_strike) per leg [s]; joints: per joint, its (stance_value,
     swing_value, off_value, strike_value), each per leg [rad]."""

@@ -18,8 +18,8 @@ def jt_force(jac_world: np.ndarray, force_world: np.ndarray) -> np.ndarray:
 
 
 def jt_force_row(jac: list[list[float]], force: list[float]) -> list[float]:
-    """jt_force of one end point in float math (the controller's per-step path: numpy's
-    per-call cost dwarfs the arithmetic): Jacobian rows (3 x n) and force as floats. Each
+    """jt_force of one end point in float math: Jacobian rows (3 x n) and force as floats
+    (the control step does this compiled: controller.legchain.LegChains.leg_torques). Each
     sum, in einsum's order, is added to 0.0 (-0.0 becomes 0.0, as in an array of zeros)."""
     fx, fy, fz = force
     return [0.0 + (jx * fx + jy * fy + jz * fz) for jx, jy, jz in zip(*jac, strict=True)]
@@ -32,8 +32,8 @@ def rotation_error(R_desired: np.ndarray, R: np.ndarray) -> np.ndarray:
 
 def rotation_vector(e: list[list[float]]) -> list[float]:
     """Rotation vector [rad] of the rotation matrix whose rows are `e` (floats: indexing
-    numpy scalars is slow); with e = R_desired R^T, rotation_error as a list (the
-    controller's per-step path)."""
+    numpy scalars is slow); with e = R_desired R^T, rotation_error as a list (the control
+    step's compiled controller.legchain.LegFrames does the same)."""
     cos_angle = 0.5 * (e[0][0] + e[1][1] + e[2][2] - 1.0)
     angle = math.acos(min(max(cos_angle, -1.0), 1.0))  # libm's, as numpy's
     axis = (e[2][1] - e[1][2], e[0][2] - e[2][0], e[1][0] - e[0][1])

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from controller.episode import run_episode
+from controller.pd import ServoCommand
 from controller.sim import Push, World
 from controller.stand import StandController
 from models import preset
@@ -128,3 +129,38 @@ def test_flat_ground_reaches_far_beyond_the_plane_urdf_box() -> None:
             hit = c.rayTest([x, y, 1.0], [x, y, -1.0])[0]
             assert hit[0] >= 0, (x, y)  # something is there
             assert abs(hit[3][2]) < 1e-6, (x, y, hit[3])  # and its top is at z = 0
+
+
+def test_drive_runs_the_servo_as_apply_does_bit_for_bit() -> None:
+    rng = np.random.default_rng(5)
+    with World() as a, World() as b:
+        n = a.n_joints
+        kp, kd = np.full(n, 3000.0), np.full(n, 30.0)  # stiff: some torques hit their limits
+        clipped = 0
+        for step in range(400):
+            if step % 4 == 0:  # a new command every control step
+                command = ServoCommand(rng.normal(0.0, 20.0, n),
+                                       a.skeleton.stand_angles() + rng.normal(0.0, 0.05, n),
+                                       rng.normal(0.0, 0.5, n), kp, kd)  # fmt: skip
+                sa, sb = a.read_state(), b.read_state()
+                want = a.apply(command.torques(sa.q, sa.qd))
+                got = b.drive(command, sb.q, sb.qd)
+            else:
+                q, qd = a.read_joints()
+                want = a.apply(command.torques(q, qd))
+                got = b.drive(command)
+            assert np.array_equal(got, want)
+            clipped += int(np.sum(np.abs(want) == a.torque_limit))
+            a.step()
+            b.step()
+        assert clipped > 0
+        assert np.array_equal(a.read_state().q, b.read_state().q)
+
+
+def test_a_non_finite_servo_torque_is_not_applied_and_is_reported() -> None:
+    with World() as world:
+        state = world.read_state()
+        n = world.n_joints
+        command = ServoCommand(np.zeros(n), state.q, np.zeros(n), np.full(n, np.nan), np.zeros(n))
+        assert np.all(world.drive(command) == 0.0)
+        assert world.status(state) == "unstable"

@@ -1,0 +1,722 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The control step's arithmetic on the legs and leg frames, in C (Cython).
+
+LegChains: the legs' forward kinematics, world foot Jacobians, hip axes, swing-leg gravity
+torques, the legs' feed-forward torques (J^T F, the hips' share of the frame torque) and
+the analytic leg IK. SwingPlan: a gait's foot placement, swing paths, foot angles and the
+legs' joint targets. LegFrames: the leg frames' virtual forces and torques. Then the
+spine split and the joint targets' rates. Their references, which tests/test_legchain.py
+holds them to: controller.kinematics.LegKinematics, controller.legik.LegIK,
+controller.virtual_force, controller.legframe, controller.swing and controller.spine.
+Compiled because numpy's and Python's per-call costs on four legs were most of the
+control step (see benchmarks/bench_step.py). Built with -ffp-contract=off (setup.py): no
+fused multiply-adds, the same floats on every machine.
+"""
+
+import numpy as np
+
+from libc.math cimport M_PI, acos, asin, atan2, copysign, cos, fmod, hypot, sin, sqrt
+
+# the segment each leg joint (hip roll, hip pitch, knee, hock, toe) turns, from the thigh
+cdef int SEG_OF_JOINT[5]
+SEG_OF_JOINT[:] = [0, 0, 1, 2, 3]
+
+
+cdef inline double py_mod(double a, double b) noexcept:
+    """a % b as Python computes it for floats (the result takes b's sign)."""
+    cdef double r = fmod(a, b)
+    if r != 0.0:
+        if (r < 0.0) != (b < 0.0):
+            r += b
+    else:
+        r = copysign(0.0, b)
+    return r
+
+
+cdef class LegChains:
+    """The four legs of one skeleton (LF, RF, LH, RH), each a hip roll (x) and four pitch
+    joints (y) with segments hanging along -z at zero angles.
+
+    update() poses the legs for joint angles and leg-frame placements; the other methods
+    read that pose. Returned arrays are buffers of this object, overwritten by the next
+    call: copy what must outlive a control step.
+    """
+
+    cdef double hip[4][3]
+    cdef double length[4][4]
+    cdef double half_weight[4][4]
+    cdef double weight_below[4][5]
+    cdef double bend[4]
+    cdef double l1[4]
+    cdef double l2[4]
+    cdef double rmin[4]
+    cdef double rmax[4]
+    # the pose of the last update(): leg-frame joint positions and axes, world rotations
+    cdef double pos[4][5][3]
+    cdef double axes[4][5][3]
+    cdef double R[4][3][3]
+    cdef readonly object jacobian, hip_world, hip_axes, angles, torques
+    cdef double[:, :, ::1] _jac
+    cdef double[:, ::1] _hip_world
+    cdef double[:, :, ::1] _hip_axes
+    cdef double[:, ::1] _angles
+    cdef double[:, ::1] _torques
+
+    def __init__(self, hip, lengths, bend, seg_weight, max_reach: float = 0.995):
+        """hip (4, 3) [m, leg frame], lengths (4, 4) thigh/upper arm, shank/forearm, cannon,
+        toe [m], bend (4,) +1 knees, -1 elbows, seg_weight (4, 4) [N] the segments' weights;
+        max_reach: the IK's reach limit as a share of the upper two segments."""
+        hip_a = np.asarray(hip, dtype=float).reshape(4, 3)
+        len_a = np.asarray(lengths, dtype=float).reshape(4, 4)
+        bend_a = np.asarray(bend, dtype=float).reshape(4)
+        w_a = np.asarray(seg_weight, dtype=float).reshape(4, 4)
+        if not 0.0 < max_reach <= 1.0:
+            raise ValueError(f"max_reach must be a fraction in (0, 1], got {max_reach!r}")
+        cdef int k, s, j
+        cdef double below
+        for k in range(4):
+            for j in range(3):
+                self.hip[k][j] = hip_a[k, j]
+            for s in range(4):
+                self.length[k][s] = len_a[k, s]
+                self.half_weight[k][s] = 0.5 * w_a[k, s]
+            for j in range(5):
+                below = 0.0
+                for s in range(SEG_OF_JOINT[j], 4):
+                    below += w_a[k, s]
+                self.weight_below[k][j] = below
+            self.bend[k] = -1.0 if bend_a[k] < 0.0 else 1.0
+            self.l1[k], self.l2[k] = len_a[k, 0], len_a[k, 1]
+            self.rmin[k] = abs(self.l1[k] - self.l2[k])
+            self.rmax[k] = max_reach * (self.l1[k] + self.l2[k])
+        self.jacobian = np.zeros((4, 3, 5))
+        self.hip_world = np.zeros((4, 3))
+        self.hip_axes = np.zeros((4, 2, 3))
+        self.angles = np.zeros((4, 5))
+        self.torques = np.zeros((4, 5))
+        self._jac, self._hip_world = self.jacobian, self.hip_world
+        self._hip_axes, self._angles, self._torques = self.hip_axes, self.angles, self.torques
+
+    def update(self, const double[:, ::1] q_leg, const double[:, :, ::1] R_leg,
+               const double[:, ::1] p_leg):
+        """Pose the legs: joint angles q_leg (4, 5) [rad], each leg frame's rotation R_leg
+        (4, 3, 3) and origin p_leg (4, 3) [m, world]. Fills `jacobian` (4, 3, 5): d foot /
+        d angles in the world; `hip_world` (4, 3) [m]; `hip_axes` (4, 2, 3): each hip's
+        roll and pitch axes in the world."""
+        cdef int k, s, i, j, n
+        cdef double c[5]
+        cdef double sn[5]
+        cdef double r[3][3]
+        cdef double t[3][3]
+        cdef double jl[3][5]
+        cdef double d[3]
+        cdef double acc
+        for k in range(4):
+            for j in range(5):
+                c[j] = cos(q_leg[k, j])
+                sn[j] = sin(q_leg[k, j])
+            # roll about x, then the first pitch about y: rot_x(q0) rot_y(q1)
+            r[0][0], r[0][1], r[0][2] = c[1], 0.0, sn[1]
+            r[1][0], r[1][1], r[1][2] = sn[0] * sn[1], c[0], -sn[0] * c[1]
+            r[2][0], r[2][1], r[2][2] = -c[0] * sn[1], sn[0], c[0] * c[1]
+            for i in range(3):
+                self.pos[k][0][i] = self.hip[k][i]
+            for s in range(4):
+                if s:  # the next pitch joint: r = r rot_y(q_{s+1})
+                    for i in range(3):
+                        t[i][0] = r[i][0] * c[s + 1] - r[i][2] * sn[s + 1]
+                        t[i][2] = r[i][0] * sn[s + 1] + r[i][2] * c[s + 1]
+                        r[i][0], r[i][2] = t[i][0], t[i][2]
+                # the segment hangs along its -z
+                for i in range(3):
+                    self.pos[k][s + 1][i] = self.pos[k][s][i] - r[i][2] * self.length[k][s]
+            # axes: the roll's x, then the pitch joints' y after the roll
+            self.axes[k][0][0], self.axes[k][0][1], self.axes[k][0][2] = 1.0, 0.0, 0.0
+            for j in range(1, 5):
+                self.axes[k][j][0], self.axes[k][j][1], self.axes[k][j][2] = 0.0, c[0], sn[0]
+            # foot Jacobian in the leg frame: axis x (foot - pivot), then turned to the world
+            for j in range(5):
+                for i in range(3):
+                    d[i] = self.pos[k][4][i] - self.pos[k][SEG_OF_JOINT[j]][i]
+                jl[0][j] = self.axes[k][j][1] * d[2] - self.axes[k][j][2] * d[1]
+                jl[1][j] = self.axes[k][j][2] * d[0] - self.axes[k][j][0] * d[2]
+                jl[2][j] = self.axes[k][j][0] * d[1] - self.axes[k][j][1] * d[0]
+            for i in range(3):
+                for j in range(3):
+                    self.R[k][i][j] = R_leg[k, i, j]
+            for i in range(3):
+                for n in range(5):
+                    self._jac[k, i, n] = (self.R[k][i][0] * jl[0][n] + self.R[k][i][1] * jl[1][n]
+                                          + self.R[k][i][2] * jl[2][n])
+                acc = 0.0
+                for j in range(3):
+                    acc = acc + self.R[k][i][j] * self.hip[k][j]
+                self._hip_world[k, i] = p_leg[k, i] + acc
+                # roll axis: the frame's x; pitch axis: the frame's rotation of (0, c0, s0)
+                self._hip_axes[k, 0, i] = self.R[k][i][0]
+                self._hip_axes[k, 1, i] = self.R[k][i][1] * c[0] + self.R[k][i][2] * sn[0]
+
+    def local_pose(self):
+        """Leg-frame joint positions (4, 5, 3) [m] and joint axes (4, 5, 3) of the last
+        update(), as new arrays (for tests and plots, not the control step)."""
+        return np.array(self.pos), np.array(self.axes)
+
+    def swing_gravity(self, legs):
+        """Joint torques [N*m] holding each flagged leg's segments up, sum_s J_s^T (m_s g z)
+        with each segment's mass at its midpoint, at the last update()'s pose: a row of five
+        floats per leg in `legs` (4 flags), None for the others."""
+        cdef double row[5]
+        rows = []
+        for k in range(4):
+            if legs[k]:
+                self._gravity(k, row)
+                rows.append([row[j] for j in range(5)])
+            else:
+                rows.append(None)
+        return rows
+
+    cdef void _gravity(self, int k, double* out) noexcept:
+        """swing_gravity of leg k into out[5]."""
+        cdef int s, j, i
+        cdef double pw[5][2]
+        cdef double aw[5][2]
+        cdef double below[4][2]
+        cdef double hw, rx, ry
+        # joint positions and axes turned to the world (x and y: upward forces' torques need
+        # no more)
+        for s in range(5):
+            for i in range(2):
+                pw[s][i] = (self.R[k][i][0] * self.pos[k][s][0]
+                            + self.R[k][i][1] * self.pos[k][s][1]
+                            + self.R[k][i][2] * self.pos[k][s][2])
+                aw[s][i] = (self.R[k][i][0] * self.axes[k][s][0]
+                            + self.R[k][i][1] * self.axes[k][s][1]
+                            + self.R[k][i][2] * self.axes[k][s][2])
+        # first moment of the weight below each segment's top (distal sums)
+        for s in range(3, -1, -1):
+            hw = self.half_weight[k][s]
+            for i in range(2):
+                below[s][i] = hw * (pw[s][i] + pw[s + 1][i])
+                if s < 3:
+                    below[s][i] = below[s + 1][i] + below[s][i]
+        for j in range(5):
+            s = SEG_OF_JOINT[j]
+            rx = below[s][0] - self.weight_below[k][j] * pw[s][0]
+            ry = below[s][1] - self.weight_below[k][j] * pw[s][1]
+            out[j] = aw[j][0] * ry - aw[j][1] * rx  # (a x r) . z
+
+    def leg_torques(self, const double[:, ::1] leg_force, const double[:, ::1] frame_torque,
+                    const double[:, ::1] hip_servo, support, swinging):
+        """The legs' feed-forward torques (4, 5) [N*m] at the last update()'s pose; fills
+        `torques`.
+
+        leg_force (4, 3): per leg the force [N] (world) its foot's frame wants from the
+        ground; the foot pushes with -F: tau = J^T (-F). frame_torque (2, 3): per frame
+        (front, back) the torque [N*m] it wants; hip_servo (4, 2): the PD torques of each
+        hip's roll and pitch; support: the legs that bear weight; swinging: the legs whose
+        weight their own hips carry (swing_gravity). A joint acts on its parent with -tau, so the frame
+        torque still needed is the wanted one plus what the swinging hips already do
+        (sum tau a); the supporting hips share it: -(a . needed) / N_support each.
+        """
+        cdef int k, f, a, i, j, n_support
+        cdef double fx, fy, fz, along
+        cdef double needed[3]
+        cdef double gravity[5]
+        cdef double[:, ::1] tau = self._torques
+        for k in range(4):
+            fx, fy, fz = -leg_force[k, 0], -leg_force[k, 1], -leg_force[k, 2]
+            for j in range(5):
+                tau[k, j] = 0.0 + (self._jac[k, 0, j] * fx + self._jac[k, 1, j] * fy
+                                   + self._jac[k, 2, j] * fz)
+        for f in range(2):
+            for i in range(3):
+                needed[i] = frame_torque[f, i]
+            n_support = 0
+            for k in range(2 * f, 2 * f + 2):
+                if support[k]:
+                    n_support += 1
+                else:
+                    for a in range(2):
+                        for i in range(3):
+                            needed[i] += (tau[k, a] + hip_servo[k, a]) * self._hip_axes[k, a, i]
+            for k in range(2 * f, 2 * f + 2):
+                if support[k]:
+                    for a in range(2):
+                        along = (self._hip_axes[k, a, 0] * needed[0]
+                                 + self._hip_axes[k, a, 1] * needed[1]
+                                 + self._hip_axes[k, a, 2] * needed[2])
+                        tau[k, a] += along / -n_support
+        for k in range(4):
+            if swinging[k]:
+                self._gravity(k, gravity)
+                for j in range(5):
+                    tau[k, j] += gravity[j]
+        return self.torques
+
+    def solve_ik(self, foot_target, cannon_pitch, toe_pitch):
+        """Joint angles (4, 5) [rad] putting each foot at foot_target (4 rows of 3) [m, leg
+        frame] with the cannon (wrist/hock) and toe at the given absolute pitches (4,) [rad]
+        in the leg plane: hip roll from the lateral offset, then the law of cosines for the
+        upper two segments (reach clamped). As `controller.legik.leg_ik`; fills `angles`."""
+        cdef double target[4][3]
+        cdef double cp[4]
+        cdef double tp[4]
+        cdef int k, i
+        for k in range(4):
+            for i in range(3):
+                target[k][i] = foot_target[k][i]
+            cp[k], tp[k] = cannon_pitch[k], toe_pitch[k]
+        self._solve_ik(target, cp, tp)
+        return self.angles
+
+    cdef void _solve_ik(self, double[4][3] target, double* cannon_pitch,
+                        double* toe_pitch) noexcept:
+        cdef int k
+        cdef double dx, dy, dz, h, cp, tp, down, back, dist, dc, full, num, den
+        cdef double theta1, theta2, a1
+        for k in range(4):
+            dx = target[k][0] - self.hip[k][0]
+            dy = target[k][1] - self.hip[k][1]
+            dz = target[k][2] - self.hip[k][2]
+            cp, tp = cannon_pitch[k], toe_pitch[k]
+            h = hypot(dy, dz)
+            # in the rolled leg plane: "down" below the hip, "back" behind it
+            down = h - self.length[k][2] * cos(cp) - self.length[k][3] * cos(tp)
+            back = -dx - self.length[k][2] * sin(cp) - self.length[k][3] * sin(tp)
+            dist = hypot(down, back)
+            dc = min(max(dist, self.rmin[k]), self.rmax[k])
+            full = self.l1[k] + self.l2[k]
+            # tan^2(theta2 / 2) = ((L - d)(L + d)) / ((d - m)(d + m)): accurate at both ends
+            num = sqrt(max((full - dc) * (full + dc), 0.0))
+            den = sqrt(max((dc - self.rmin[k]) * (dc + self.rmin[k]), 0.0))
+            theta2 = self.bend[k] * (2.0 * atan2(num, den))
+            a1 = -atan2(self.l2[k] * sin(theta2), self.l1[k] + self.l2[k] * cos(theta2))
+            theta1 = py_mod(atan2(back, down) + a1 + M_PI, 2.0 * M_PI) - M_PI
+            self._angles[k, 0] = atan2(dy, -dz)
+            self._angles[k, 1] = theta1
+            self._angles[k, 2] = theta2
+            self._angles[k, 3] = cp - theta1 - theta2
+            self._angles[k, 4] = tp - cp
+
+
+cdef inline double clamp01(double x) noexcept:
+    return min(max(x, 0.0), 1.0)
+
+
+cdef class SwingPlan:
+    """A gait's swing paths and foot angles (cannon and toe pitch) of the four legs, as
+    `controller.swing.SwingPath` and `controller.swing.FootAngles` (their references), and the
+    leg targets the control step asks of the IK.
+
+    height, lift_skew, reach_early: (4,) [m, 1, 1] the swing's lift and shape (`swing_path`);
+    lead_off, lead_strike: (4,) [s] toe-off and foot-strike anticipation; cannon: (stance,
+    swing) pitch (4,) each [rad]; toe_off, foot_strike: (4,) [rad] the toe's angles;
+    stance_time (4,) [s]; fp_gains (4, 2) the foot-placement gains s_fp [s] along and across
+    the heading, acting on velocity errors up to max_fp_error [m/s].
+    """
+
+    cdef double height[4]
+    cdef double skew[4]  # lift_skew * height
+    cdef double early[4]
+    cdef double touch_at, reach_below
+    cdef double span_off[4]
+    cdef double span_strike[4]
+    cdef bint on_off[4]
+    cdef bint on_strike[4]
+    # per joint (cannon, toe), per leg: stance, swing, off, strike values
+    cdef double angle_values[2][4][4]
+    cdef double path[4][3]
+    cdef double angle[2][4]
+    cdef double t_stance[4]
+    cdef double s_fp[4][2]
+    cdef double max_fp_error
+
+    def __init__(self, height, lift_skew, reach_early, lead_off, lead_strike, stance_cannon,
+                 swing_cannon, toe_off, foot_strike, stance_time, fp_gains,
+                 max_fp_error: float = 0.5, touch_at: float = 0.85, reach_below_m: float = 0.02):
+        cdef int k
+        fp = np.asarray(fp_gains, dtype=float).reshape(4, 2)
+        t_stance = np.asarray(stance_time, dtype=float).reshape(4)
+        self.max_fp_error = max_fp_error
+        for k in range(4):
+            self.t_stance[k] = t_stance[k]
+            self.s_fp[k][0], self.s_fp[k][1] = fp[k, 0], fp[k, 1]
+        values = [np.broadcast_to(np.asarray(v, dtype=float), (4,)) for v in (
+            height, lift_skew, reach_early, lead_off, lead_strike, stance_cannon, swing_cannon,
+            toe_off, foot_strike)]
+        h, skew, early, off, strike, stance_c, swing_c, toe_o, toe_s = values
+        if not 0.0 < touch_at < 1.0:
+            raise ValueError(f"touch_at must lie in (0, 1), got {touch_at!r}")
+        self.touch_at, self.reach_below = touch_at, reach_below_m
+        for k in range(4):
+            self.height[k], self.skew[k], self.early[k] = h[k], skew[k] * h[k], early[k]
+            # a lead of 0 is a step
+            self.span_off[k], self.on_off[k] = max(off[k], 1e-6), off[k] > 0.0
+            self.span_strike[k], self.on_strike[k] = max(strike[k], 1e-6), strike[k] > 0.0
+            # the cannon holds its stance pitch but in swing; the toe flexes off and strikes
+            self.angle_values[0][k][:] = [stance_c[k], swing_c[k], stance_c[k], stance_c[k]]
+            self.angle_values[1][k][:] = [0.0, swing_c[k], toe_o[k], toe_s[k]]
+
+    cdef void _path(self, int k, double progress, double x0, double y0, double x1, double y1,
+                    double ground) noexcept:
+        """The swing target of leg k into path[k]: from (x0, y0) at lift-off to (x1, y1),
+        lifted above `ground` (foot-sphere centre height) [m]."""
+        cdef double s = clamp01(progress)
+        cdef double u = min(s / self.touch_at, 1.0)
+        cdef double b = sin(M_PI * u)
+        cdef double blend = u * u * (3.0 - 2.0 * u) + self.early[k] * (b * b)
+        cdef double lift = self.height[k] * (b if u < 0.5 else b * b)
+        lift += self.skew[k] * (b * b * cos(M_PI * u))
+        cdef double sink = -self.reach_below * max(s - self.touch_at, 0.0) / (1.0 - self.touch_at)
+        self.path[k][0] = x0 + (x1 - x0) * blend
+        self.path[k][1] = y0 + (y1 - y0) * blend
+        self.path[k][2] = ground + lift + sink
+
+    cdef void _angles(self, int k, double progress, double t_off, double t_strike) noexcept:
+        """The cannon and toe angles of leg k into angle[:, k]: progress < 0 in stance;
+        t_off, t_strike: the time [s] to lift-off and to the strike."""
+        cdef double ramp_off = clamp01(1.0 - t_off / self.span_off[k]) if self.on_off[k] else 0.0
+        cdef double s = clamp01(progress)
+        cdef double ramp_mid = clamp01(2.0 * s)
+        cdef double ramp_strike, first_half, stance, swing, off, strike
+        cdef int j
+        if self.on_strike[k]:
+            ramp_strike = clamp01(1.0 - t_strike / self.span_strike[k])
+        else:
+            ramp_strike = 1.0 if s >= 1.0 else 0.0
+        for j in range(2):
+            stance, swing = self.angle_values[j][k][0], self.angle_values[j][k][1]
+            off, strike = self.angle_values[j][k][2], self.angle_values[j][k][3]
+            if progress >= 0.0:  # in swing: from toe-off through mid-swing to the strike
+                first_half = off + (swing - off) * ramp_mid
+                self.angle[j][k] = first_half + (strike - first_half) * ramp_strike
+            else:  # in stance: ramping to toe-off
+                self.angle[j][k] = stance + (off - stance) * ramp_off
+
+    def place_feet(self, LegChains chains, const double[:, :] frame_vel,
+                   const double[:, ::1] frame_v_d, const double[:, :] H2, offset,
+                   time_to_strike, in_swing, double[:, ::1] anchor):
+        """Write each swinging leg's landing point [m] into its `anchor` row (4, 2):
+        P = P_hip + v (t_strike + T_stance / 2) + offset + (v - v_d) s_fp, the hip (at
+        chains' last update()) carried on to the strike and half a stance beyond, a nominal
+        offset (4 rows of x, y) [m] and the paper's feedback, its gains along and across the
+        heading (H2 (2, 2)). frame_vel (2, 3) [m/s], frame_v_d (2, 2) [m/s] each frame's
+        velocity and desired velocity; time_to_strike (4,) [s]."""
+        cdef int k, f, i
+        cdef double e0, e1, a0, a1, ahead
+        cdef double fb[2]
+        for k in range(4):
+            if not in_swing[k]:
+                continue
+            f = k // 2
+            # the velocity error along and across the heading, clipped, times the gains
+            e0 = frame_vel[f, 0] - frame_v_d[f, 0]
+            e1 = frame_vel[f, 1] - frame_v_d[f, 1]
+            a0 = min(max(e0 * H2[0, 0] + e1 * H2[1, 0], -self.max_fp_error), self.max_fp_error)
+            a1 = min(max(e0 * H2[0, 1] + e1 * H2[1, 1], -self.max_fp_error), self.max_fp_error)
+            a0, a1 = a0 * self.s_fp[k][0], a1 * self.s_fp[k][1]
+            fb[0] = a0 * H2[0, 0] + a1 * H2[0, 1]
+            fb[1] = a0 * H2[1, 0] + a1 * H2[1, 1]
+            ahead = <double>time_to_strike[k] + 0.5 * self.t_stance[k]
+            for i in range(2):
+                anchor[k, i] = (chains._hip_world[k, i] + frame_vel[f, i] * ahead
+                                + <double>offset[k][i] + fb[i])
+
+    def swing_path(self, progress, liftoff, landing, ground):
+        """Swing targets (4 rows of x, y, z) [m], as SwingPath: progress (4,), lift-off and
+        landing points (4 rows of x, y) [m], ground (4,) [m] (foot-sphere centre height)."""
+        for k in range(4):
+            self._path(k, progress[k], liftoff[k][0], liftoff[k][1], landing[k][0],
+                       landing[k][1], ground[k])
+        return [[self.path[k][i] for i in range(3)] for k in range(4)]
+
+    def foot_angles(self, progress, time_to_liftoff, time_to_strike):
+        """[cannon, toe] angles per leg [rad] (lists), as FootAngles."""
+        for k in range(4):
+            self._angles(k, progress[k], time_to_liftoff[k], time_to_strike[k])
+        return [[self.angle[j][k] for k in range(4)] for j in range(2)]
+
+    def leg_angles(self, LegChains chains, progress, time_to_liftoff, time_to_strike, stance,
+                   support, const double[:, ::1] liftoff, const double[:, ::1] anchor, ground,
+                   const double[:, ::1] foot, const double[:, :, ::1] frame_R,
+                   const double[:, :] frame_pos, const double[:, ::1] R_desired,
+                   frame_z_d, double pitch_d, frame_pitch, double foot_radius):
+        """The legs' joint targets (4, 5) [rad] (the buffer chains.angles).
+
+        Stance feet (`stance`) hold their anchor [m, (4, 2)]: on the ground under them, or
+        until they bear weight (`support`) reach_below under it, posed from their frame at
+        its desired height (frame_z_d, per frame [m]) and orientation (R_desired); a stance
+        leg may push its frame up but never pull its foot (`foot` (4, 3) [m]) off the ground.
+        Swing feet follow their path from `liftoff` to `anchor` (their landing point). Each
+        leg's plane pitches with the desired pitch pitch_d in stance, its frame's in swing
+        [rad]; frame_R (2, 3, 3) and frame_pos (2, 3): the frames (front, back) now.
+        """
+        cdef int k, f, i
+        cdef double v[3]
+        cdef double local[3]
+        cdef double target[4][3]
+        cdef double cannon_pitch[4]
+        cdef double toe_pitch[4]
+        cdef double plane, g, foot_z
+        for k in range(4):
+            f = k // 2
+            g = <double>ground[k] + foot_radius
+            self._angles(k, progress[k], time_to_liftoff[k], time_to_strike[k])
+            if stance[k]:
+                v[0] = anchor[k, 0] - frame_pos[f, 0]
+                v[1] = anchor[k, 1] - frame_pos[f, 1]
+                v[2] = g - (0.0 if support[k] else self.reach_below) - <double>frame_z_d[f]
+                for i in range(3):
+                    local[i] = R_desired[0, i] * v[0] + R_desired[1, i] * v[1] + R_desired[2, i] * v[2]
+                foot_z = (frame_R[f, 0, 2] * (foot[k, 0] - frame_pos[f, 0])
+                          + frame_R[f, 1, 2] * (foot[k, 1] - frame_pos[f, 1])
+                          + frame_R[f, 2, 2] * (foot[k, 2] - frame_pos[f, 2]))
+                local[2] = min(local[2], foot_z)
+                plane = pitch_d
+            else:
+                self._path(k, progress[k], liftoff[k, 0], liftoff[k, 1], anchor[k, 0],
+                           anchor[k, 1], g)
+                for i in range(3):
+                    v[i] = self.path[k][i] - frame_pos[f, i]
+                for i in range(3):
+                    local[i] = frame_R[f, 0, i] * v[0] + frame_R[f, 1, i] * v[1] + frame_R[f, 2, i] * v[2]
+                plane = frame_pitch[f]
+            for i in range(3):
+                target[k][i] = local[i]
+            cannon_pitch[k] = self.angle[0][k] - plane
+            toe_pitch[k] = self.angle[1][k] - plane
+        chains._solve_ik(target, cannon_pitch, toe_pitch)
+        return chains.angles
+
+
+cdef class LegFrames:
+    """The virtual force and torque each leg frame (front: chest, back: pelvis) wants of its
+    supporting legs, as the references in `controller.legframe` (frame_force, yaw_forces)
+    and `controller.virtual_force.rotation_error` compose them; and the slow integrals of
+    the speed and heading errors (state kept from step to step).
+
+    frame_weight: (2,) [N] the weight each frame carries; gravity [m/s^2].
+    """
+
+    cdef double weight[2]
+    cdef double gravity
+    cdef double kv[2][2]  # per frame: along and across the heading [N*s/m]
+    cdef double kp_h[2]
+    cdef double kd_h[2]
+    cdef double kp_o[2]
+    cdef double kd_o[2]
+    cdef double kp_yaw[2]
+    cdef double kd_yaw[2]
+    cdef double max_pull[2]
+    cdef double v_int_max, v_int_time, yaw_int_max, yaw_int_time
+    cdef public double v_int  # [m] the integrated speed error along the heading
+    cdef double yaw_int[2]  # [rad s] the integrated heading error of each frame
+    cdef readonly object leg_force, frame_torque
+    cdef double[:, ::1] _leg_force
+    cdef double[:, ::1] _frame_torque
+
+    def __init__(self, frame_weight, double gravity, double v_int_max, double v_int_time_s,
+                 double yaw_int_max, double yaw_int_time_s):
+        self.weight[0], self.weight[1] = frame_weight[0], frame_weight[1]
+        self.gravity = gravity
+        self.v_int_max, self.v_int_time = v_int_max, v_int_time_s
+        self.yaw_int_max, self.yaw_int_time = yaw_int_max, yaw_int_time_s
+        self.v_int = 0.0
+        self.yaw_int[0] = self.yaw_int[1] = 0.0
+        self.leg_force = np.zeros((4, 3))
+        self.frame_torque = np.zeros((2, 3))
+        self._leg_force, self._frame_torque = self.leg_force, self.frame_torque
+
+    def set_gains(self, kv, kp_height, kd_height, kp_orient, kd_orient, kp_yaw, kd_yaw,
+                  max_pull):
+        """Per frame (front, back): kv (2, 2) along and across the heading [N*s/m], the height
+        PD [N/m, N*s/m], the orientation PD [N*m/rad, N*m*s/rad], the heading PD [N*m/rad,
+        N*m*s/rad] and the most a frame's feet may pull down [N] (inf: no limit)."""
+        cdef int f
+        for f in range(2):
+            self.kv[f][0], self.kv[f][1] = kv[f][0], kv[f][1]
+            self.kp_h[f], self.kd_h[f] = kp_height[f], kd_height[f]
+            self.kp_o[f], self.kd_o[f] = kp_orient[f], kd_orient[f]
+            self.kp_yaw[f], self.kd_yaw[f] = kp_yaw[f], kd_yaw[f]
+            self.max_pull[f] = max_pull[f]
+
+    @property
+    def pull_limits(self):
+        """The most each frame's feet may pull down [N] (front, back)."""
+        return (self.max_pull[0], self.max_pull[1])
+
+    def forces(self, const double[:, :] frame_pos, const double[:, :] frame_vel,
+               const double[:, :] frame_angvel, const double[:, :, ::1] frame_R,
+               const double[:, ::1] R_desired, const double[:, :] H2, double speed,
+               const double[:, ::1] frame_v_d, double turn_rate, frame_z_d, height_rate,
+               height_accel, yaw_err, frame_w_d, const double[:, ::1] foot, support,
+               double dt):
+        """Fill `leg_force` (4, 3) [N]: what each supporting leg's frame wants from the
+        ground through it (the others 0), and `frame_torque` (2, 3) [N*m] (0 for a frame
+        with no supporting leg).
+
+        The frames now: frame_pos, frame_vel, frame_angvel (2, 3) [m, m/s, rad/s], frame_R
+        (2, 3, 3); R_desired (3, 3) their desired orientation; H2 (2, 2) the heading's
+        rotation on the ground; speed [m/s] the commanded speed now; frame_v_d (2, 2) [m/s]
+        each frame's desired ground velocity; turn_rate [rad/s]; frame_z_d, height_rate,
+        height_accel (2,) the desired heights [m] and their rates and accelerations;
+        yaw_err (2,) [rad]; frame_w_d: the desired angular velocity (3,) [rad/s] or None;
+        foot (4, 3) [m]; support: the legs that bear weight; dt [s] the control step.
+        """
+        cdef int f, k, i, n_support
+        cdef double h00 = H2[0, 0], h01 = H2[0, 1], h10 = H2[1, 0], h11 = H2[1, 1]
+        cdef double body_v, v_int, push_x, push_y, ex, ey, along, across, centripetal
+        cdef double weight, fz, yaw_rate_err, yaw_torque, y_int, denom, x, y, e_cos, angle
+        cdef double sin_angle, scale
+        cdef double err[3][3]
+        cdef double rot[3]
+        cdef double w_d[3]
+        cdef bint waves = frame_w_d is not None
+        for i in range(3):
+            w_d[i] = frame_w_d[i] if waves else 0.0
+        # slow integral of the body's speed error along the heading: k_v alone leaves a
+        # steady shortfall against the legs' losses
+        body_v = (0.5 * (frame_vel[0, 0] + frame_vel[1, 0]) * h00
+                  + 0.5 * (frame_vel[0, 1] + frame_vel[1, 1]) * h10)
+        v_int = self.v_int + (speed - body_v) * dt
+        self.v_int = min(max(v_int, -self.v_int_max), self.v_int_max)
+        v_int = self.v_int / self.v_int_time
+        self._leg_force[:, :] = 0.0
+        self._frame_torque[:, :] = 0.0
+        for f in range(2):
+            n_support = 0
+            for k in range(2 * f, 2 * f + 2):
+                if support[k]:
+                    n_support += 1
+            if n_support == 0:
+                continue
+            # k_v acts on the velocity error along and across the heading
+            ex = frame_v_d[f, 0] + h00 * v_int - frame_vel[f, 0]
+            ey = frame_v_d[f, 1] + h10 * v_int - frame_vel[f, 1]
+            along = self.kv[f][0] * (ex * h00 + ey * h10)
+            across = self.kv[f][1] * (ex * h01 + ey * h11)
+            push_x = h00 * along + h01 * across
+            push_y = h10 * along + h11 * across
+            if turn_rate != 0.0:  # the centripetal force of the turn, fed forward
+                centripetal = self.weight[f] / self.gravity * speed * turn_rate
+                push_x += centripetal * h01
+                push_y += centripetal * h11
+            # the height PD; a height wave: damping acts on the error against its rate, and
+            # the frame's weight is fed its acceleration; the feet pull by at most max_pull
+            weight = self.weight[f] * (1.0 + <double>height_accel[f] / self.gravity)
+            fz = (self.kp_h[f] * (<double>frame_z_d[f] - frame_pos[f, 2])
+                  - self.kd_h[f] * (frame_vel[f, 2] - <double>height_rate[f]) + weight)
+            fz = max(fz, -self.max_pull[f])
+            # the heading PD; damping acts on the yaw rate's error against the turn rate
+            yaw_rate_err = turn_rate - frame_angvel[f, 2]
+            yaw_torque = self.kp_yaw[f] * <double>yaw_err[f] + self.kd_yaw[f] * yaw_rate_err
+            if turn_rate != 0.0:  # a turn meets a steady yaw resistance: integral action
+                y_int = self.yaw_int[f] + <double>yaw_err[f] * dt
+                self.yaw_int[f] = min(max(y_int, -self.yaw_int_max), self.yaw_int_max)
+                yaw_torque += self.kp_yaw[f] * self.yaw_int[f] / self.yaw_int_time
+            # the yaw torque as horizontal forces at the supporting feet, f = tau z x r /
+            # sum |r|^2; the frame's force shared equally among them
+            denom = 0.0
+            for k in range(2 * f, 2 * f + 2):
+                if support[k]:
+                    x, y = foot[k, 0] - frame_pos[f, 0], foot[k, 1] - frame_pos[f, 1]
+                    denom += x * x
+                    denom += y * y
+            for k in range(2 * f, 2 * f + 2):
+                if support[k]:
+                    x, y = foot[k, 0] - frame_pos[f, 0], foot[k, 1] - frame_pos[f, 1]
+                    if denom >= 1e-6:
+                        self._leg_force[k, 0] = -yaw_torque * y / denom
+                        self._leg_force[k, 1] = yaw_torque * x / denom
+                    self._leg_force[k, 0] += push_x / n_support
+                    self._leg_force[k, 1] += push_y / n_support
+                    self._leg_force[k, 2] += fz / n_support
+            # orientation PD: the rotation vector of R_desired R^T, damping on the angular
+            # velocity's error against the pitch wave's rate
+            for i in range(3):
+                for k in range(3):
+                    err[i][k] = (R_desired[i, 0] * frame_R[f, k, 0] + R_desired[i, 1] * frame_R[f, k, 1]
+                                 + R_desired[i, 2] * frame_R[f, k, 2])
+            e_cos = 0.5 * (err[0][0] + err[1][1] + err[2][2] - 1.0)
+            angle = acos(min(max(e_cos, -1.0), 1.0))
+            sin_angle = sin(angle)
+            # small angles: the skew part is the vector
+            scale = 0.5 if sin_angle < 1e-9 else angle / (2.0 * sin_angle)
+            rot[0] = (err[2][1] - err[1][2]) * scale
+            rot[1] = (err[0][2] - err[2][0]) * scale
+            rot[2] = (err[1][0] - err[0][1]) * scale
+            for i in range(3):
+                self._frame_torque[f, i] = (self.kp_o[f] * rot[i]
+                                            - self.kd_o[f] * (frame_angvel[f, i] - w_d[i]))
+
+
+def spine_pitch_yaw(double back_pitch, double front_pitch, double cos_half_back_yaw,
+                    double sin_half_back_yaw, double cos_half_front_yaw,
+                    double sin_half_front_yaw, int n_joints):
+    """(pitch, yaw) [rad] of each of n_joints equal spine rotations that turn the back leg
+    frame's desired orientation into the front's, each frame's given by its pitch [rad]
+    and the cosine and sine of half its yaw (R = Rz(yaw) Ry(pitch)); each joint rotates
+    pitch (about its y) then yaw (about its z). As `controller.spine.split_spine`."""
+    cdef double cp, sp, bx, by, bz, bw, fx, fy, fz, fw, x, y, z, w, norm, angle, half, s
+    # the two orientations (pitch_yaw_quat), xyzw
+    cp, sp = cos(back_pitch / 2), sin(back_pitch / 2)
+    bx, by, bz, bw = -sin_half_back_yaw * sp, cos_half_back_yaw * sp, sin_half_back_yaw * cp, cos_half_back_yaw * cp
+    cp, sp = cos(front_pitch / 2), sin(front_pitch / 2)
+    fx, fy, fz, fw = -sin_half_front_yaw * sp, cos_half_front_yaw * sp, sin_half_front_yaw * cp, cos_half_front_yaw * cp
+    # the relative rotation conj(back) front
+    bx, by, bz = -bx, -by, -bz
+    x = bw * fx + bx * fw + by * fz - bz * fy
+    y = bw * fy - bx * fz + by * fw + bz * fx
+    z = bw * fz + bx * fy - by * fx + bz * fw
+    w = bw * fw - bx * fx - by * fy - bz * fz
+    # its n-th root: the same axis, 1/n of the angle (the shortest way)
+    if w < 0:
+        x, y, z, w = -x, -y, -z, -w
+    norm = sqrt(x * x + y * y + z * z)
+    angle = 2.0 * atan2(norm, w)
+    if angle < 1e-12:
+        return 0.0, 0.0
+    half = 0.5 * angle * (1.0 / n_joints)
+    s = sin(half)
+    x, y, z, w = x / norm * s, y / norm * s, z / norm * s, cos(half)
+    # R = Ry(pitch) Rz(yaw): R[1][0] = sin(yaw), R[2][0] / R[0][0] = -tan(pitch)
+    return (atan2(-(2 * (x * z - w * y)), 1 - 2 * (y * y + z * z)),
+            asin(min(max(2 * (x * y + w * z), -1.0), 1.0)))
+
+
+def track_targets(double[::1] q_target, const double[::1] lower, const double[::1] upper,
+                  double[::1] previous, double[::1] rate, const Py_ssize_t[:, ::1] leg_idx,
+                  still, double dt, double max_rate, double smoothing):
+    """The joint targets' rates for the PD damping, in place: q_target [rad] clipped to
+    [lower, upper]; `rate` [rad/s] moves by `smoothing` of the way to the targets' own rate
+    since `previous` (clipped to +-max_rate; the targets jitter), and is 0 on the joints
+    (leg_idx (4, 5)) of the legs flagged `still` (4): only swing legs track a moving
+    target. previous := q_target."""
+    cdef Py_ssize_t j, n = q_target.shape[0]
+    cdef int k, i
+    cdef double raw
+    if not (lower.shape[0] == upper.shape[0] == previous.shape[0] == rate.shape[0] == n):
+        raise ValueError("q_target, lower, upper, previous and rate must have one length")
+    for j in range(n):
+        q_target[j] = min(max(q_target[j], lower[j]), upper[j])
+        raw = min(max((q_target[j] - previous[j]) / dt, -max_rate), max_rate)
+        previous[j] = q_target[j]
+        rate[j] += smoothing * (raw - rate[j])
+    for k in range(4):
+        if still[k]:
+            for i in range(5):
+                rate[leg_idx[k, i]] = 0.0
+
+
+def hip_servo(const double[:, ::1] gains, const double[::1] q_target, const double[::1] q,
+              const double[::1] qd_target, const double[::1] qd,
+              const Py_ssize_t[:, ::1] hip_idx, double[:, ::1] out):
+    """The PD torques [N*m] of the hips (hip_idx (4, 2): each leg's roll and pitch joints)
+    into out (4, 2): kp (q_target - q) + kd (qd_target - qd), gains (2, n): kp and kd."""
+    cdef int k, a
+    cdef Py_ssize_t j
+    for k in range(4):
+        for a in range(2):
+            j = hip_idx[k, a]
+            out[k, a] = (gains[0, j] * (q_target[j] - q[j])
+                         + gains[1, j] * (qd_target[j] - qd[j]))
