@@ -90,7 +90,8 @@ def test_every_leg_phase_moves_continuously_across_the_overlaps() -> None:
     speeds = np.r_[np.arange(0.0, top + 1e-9, 0.005), 1.2 + np.arange(0.0, 0.1, 1e-4),
                    3.15 + np.arange(0.0, 0.4, 1e-4)]  # fmt: skip
     speeds.sort()
-    phases = np.array([[schedule.at(v).params.values[k] for k in PHASE_KEYS] for v in speeds])
+    phases = np.array([[values[k] for k in PHASE_KEYS]
+                       for values in (schedule.at(v).params.values for v in speeds)])  # fmt: skip
     # each on its own circle: harmonic n of a stride wave repeats every 1/n of a stride
     periods = np.array([PHASE_PERIOD[k] for k in PHASE_KEYS])
     steps = _circular(phases[1:] / periods, phases[:-1] / periods) * periods
