@@ -1,5 +1,5 @@
-"""The compiled leg arithmetic of the control step (controller/legchain.pyx) against the numpy
-and float-math references it replaces in the step."""
+"""The control step's compiled arithmetic (controller/legchain.pyx: legs, leg frames, spine,
+target rates) against the numpy and float-math references it replaced in the step."""
 
 from __future__ import annotations
 
