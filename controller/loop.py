@@ -414,14 +414,6 @@ class Controller:
         # legs whose swing is under way at phase 0 stay down until it is over
         self._hold = [sw >= 0.0 for sw in self.graph.progress(self.phase)[0]]
 
-    def _swing_gravity(self, q_leg: np.ndarray, R_leg: np.ndarray) -> np.ndarray:
-        """Joint torques (4, 5) [N*m] holding each leg's segments up at angles q_leg (4, 5)
-        [rad] with leg-frame rotations R_leg (4, 3, 3), as the step compensates a swing
-        leg's weight (for tests: it poses the compiled legs anew)."""
-        self.chains.update(np.ascontiguousarray(q_leg, dtype=float),
-                           np.ascontiguousarray(R_leg, dtype=float), np.zeros((4, 3)))
-        return np.array(self.chains.swing_gravity([True] * 4))
-
 
 def _pitch_of(R: list[list[float]]) -> float:
     """Nose-down pitch [rad] of a frame (rows of its rotation matrix): the angle of its x

@@ -60,7 +60,6 @@ MAX_JOINT_SPEED = 200.0  # [rad/s]
 PLANE_HALF_M = 100.0  # plane.urdf's collision box reaches this far from the origin [m]
 GROUND_EXTENT_M = 10_000.0  # the flat ground, extended, reaches this far [m]
 GROUND_SLAB_HALF_M = 5.0  # half the thickness of the ground's boxes, as plane.urdf's [m]
-_ANGLE, _RATE = itemgetter(0), itemgetter(1)  # of a pybullet joint state
 # of a pybullet link state: frame position, quaternion, velocity, angular velocity
 _LINK_MOTION = itemgetter(4, 5, 6, 7)
 
@@ -318,10 +317,9 @@ class World:
 
     def read_joints(self) -> tuple[np.ndarray, np.ndarray]:
         """Joint angles [rad] and rates [rad/s] only: what the joint servo reads each step."""
-        js = self._get_joint_states(self.dog, self.joint_ids)
-        # fromiter builds the arrays without intermediate lists (this runs at the physics rate)
-        n = self.n_joints
-        return np.fromiter(map(_ANGLE, js), float, n), np.fromiter(map(_RATE, js), float, n)
+        q, qd = np.empty(self.n_joints), np.empty(self.n_joints)
+        read_joint_states(self._get_joint_states(self.dog, self.joint_ids), q, qd)
+        return q, qd
 
     def clip_torques(self, tau: np.ndarray) -> np.ndarray:
         """Torques [N*m] clipped to each joint's limit (pybullet itself does not clip)."""
