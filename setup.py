@@ -7,7 +7,12 @@ from setuptools import Extension, setup
 
 # no fused multiply-adds (gcc contracts a * b + c by default where the CPU has FMA): the
 # same floats on every machine, as determinism asks
-extensions = [Extension(f"controller.{name}", [f"controller/{name}.pyx"],
-                        extra_compile_args=["-O2", "-ffp-contract=off"])
-              for name in ("legchain", "jointservo")]  # fmt: skip
+extensions = [
+    Extension(
+        f"quadsim.controller.{name}",
+        [f"controller/{name}.pyx"],
+        extra_compile_args=["-O2", "-ffp-contract=off"],
+    )
+    for name in ("legchain", "jointservo")
+]
 setup(ext_modules=cythonize(extensions, language_level=3))

@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ik_chains import Case, all_cases, ikpy_fk_tip  # noqa: E402
 
-from ik import ccd, fabrik, fabrik_batch, jacobian_ik  # noqa: E402
+from quadsim.ik import ccd, fabrik, fabrik_batch, jacobian_ik  # noqa: E402
 
 STRATA = ("base", "interior", "full", "beyond")
 QUOTA = {"base": 0.25, "interior": 0.5, "full": 0.25}
@@ -104,8 +104,15 @@ def run_ours(name, case, targets, tol, max_iter):
         else:
             res = jacobian_ik(tree, tg, tol=tol, max_iter=max_iter, method="dls")
         dt = time.perf_counter() - t0
-        rows.append((fk_error(tree, res.angles, t), res.iterations, dt,
-                     float(tree.violation(res.angles)), bone_error(tree, res.angles)))
+        rows.append(
+            (
+                fk_error(tree, res.angles, t),
+                res.iterations,
+                dt,
+                float(tree.violation(res.angles)),
+                bone_error(tree, res.angles),
+            )
+        )
     return rows
 
 
@@ -120,8 +127,7 @@ def time_loop(case, targets, tol, max_iter) -> float:
     """Seconds for the one-at-a-time loop of ``fabrik`` over ``targets``."""
     tree = case.tree
     effs = tree.effectors
-    goals = [t[0] if len(effs) == 1 else {e: t[k] for k, e in enumerate(effs)}
-             for t in targets]
+    goals = [t[0] if len(effs) == 1 else {e: t[k] for k, e in enumerate(effs)} for t in targets]
     t0 = time.perf_counter()
     for g in goals:
         fabrik(tree, g, tol=tol, max_iter=max_iter)
@@ -135,12 +141,15 @@ def run_batch(case, targets, tol, max_iter):
     t0 = time.perf_counter()
     res = fabrik_batch(tree, tg, tol=tol, max_iter=max_iter, angles=True)
     dt = time.perf_counter() - t0
-    errs = np.max(np.linalg.norm(tree.forward(res.angles)[:, list(effs)] - targets, axis=-1),
-                  axis=-1)
+    errs = np.max(
+        np.linalg.norm(tree.forward(res.angles)[:, list(effs)] - targets, axis=-1), axis=-1
+    )
     viol = tree.violation(res.angles)
     per = dt / len(targets)
-    return [(float(e), int(i), per, float(v), 0.0)
-            for e, i, v in zip(errs, res.iterations, viol, strict=True)], dt
+    return [
+        (float(e), int(i), per, float(v), 0.0)
+        for e, i, v in zip(errs, res.iterations, viol, strict=True)
+    ], dt
 
 
 def run_ikpy(case, targets):
@@ -193,8 +202,7 @@ def pyfabrik_works() -> tuple[bool, str]:
         from pyfabrik import Fabrik2D
         from vectormath import Vector2
 
-        Fabrik2D([Vector2(0.0, 0.0), Vector2(1.0, 0.0)], tolerance=1e-3).move_to(
-            Vector2(0.0, 1.0))
+        Fabrik2D([Vector2(0.0, 0.0), Vector2(1.0, 0.0)], tolerance=1e-3).move_to(Vector2(0.0, 1.0))
     except ImportError as exc:
         return False, f"not installed ({exc})"
     except Exception as exc:  # noqa: BLE001 - any failure means it cannot be benchmarked
@@ -247,15 +255,26 @@ def fmt(x, spec):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=1000, help="targets per chain (default 1000)")
-    ap.add_argument("--slow-n", type=int, default=200,
-                    help="targets per chain for ccd and jacobian_ik (default 200)")
-    ap.add_argument("--peer-n", type=int, default=None,
-                    help="targets per chain for ikpy / pyfabrik (default: --n)")
+    ap.add_argument(
+        "--slow-n",
+        type=int,
+        default=200,
+        help="targets per chain for ccd and jacobian_ik (default 200)",
+    )
+    ap.add_argument(
+        "--peer-n",
+        type=int,
+        default=None,
+        help="targets per chain for ikpy / pyfabrik (default: --n)",
+    )
     ap.add_argument("--quick", action="store_true", help="smoke test: 40 targets, 10 slow")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-iter", type=int, default=100)
-    ap.add_argument("--chains", default=None,
-                    help="comma-separated substrings: only the chains whose name matches")
+    ap.add_argument(
+        "--chains",
+        default=None,
+        help="comma-separated substrings: only the chains whose name matches",
+    )
     ap.add_argument("--md", default=None, help="also write the table as Markdown to this file")
     args = ap.parse_args(argv)
     if args.quick:
@@ -274,9 +293,11 @@ def main(argv=None) -> int:
         print(f"pyfabrik skipped: {why}", file=sys.stderr)
 
     lines = []
-    header = (f"| {'chain':<24}| {'stratum':<9}| {'solver':<13}| {'N':>5} | {'success %':>9} | "
-              f"{'lim %':>6} | {'mean it':>7} | {'p95 it':>6} | {'median us':>10} | "
-              f"{'mean us':>8} | {'median err/R':>12} |")
+    header = (
+        f"| {'chain':<24}| {'stratum':<9}| {'solver':<13}| {'N':>5} | {'success %':>9} | "
+        f"{'lim %':>6} | {'mean it':>7} | {'p95 it':>6} | {'median us':>10} | "
+        f"{'mean us':>8} | {'median err/R':>12} |"
+    )
     lines.append(header)
     lines.append("|" + "|".join("-" * (len(c)) for c in header.split("|")[1:-1]) + "|")
     ratios = []
@@ -296,19 +317,25 @@ def main(argv=None) -> int:
             tg = strata[sname]
             k_slow = max(1, int(round(len(tg) * args.slow_n / args.n)))
             k_peer = max(1, int(round(len(tg) * peer_n / args.n)))
-            results[sname]["fabrik"] = summarize(run_ours("fabrik", case, tg, tol,
-                                                          args.max_iter), tol, reach)
+            results[sname]["fabrik"] = summarize(
+                run_ours("fabrik", case, tg, tol, args.max_iter), tol, reach
+            )
             brows, _ = run_batch(case, tg, tol, args.max_iter)
             results[sname]["fabrik_batch"] = summarize(brows, tol, reach)
-            results[sname]["ccd"] = (summarize(run_ours("ccd", case, tg[:k_slow], tol, 500),
-                                               tol, reach) if tree.is_chain else None)
+            results[sname]["ccd"] = (
+                summarize(run_ours("ccd", case, tg[:k_slow], tol, 500), tol, reach)
+                if tree.is_chain
+                else None
+            )
             results[sname]["jacobian_dls"] = summarize(
-                run_ours("jacobian", case, tg[:k_slow], tol, 500), tol, reach)
+                run_ours("jacobian", case, tg[:k_slow], tol, 500), tol, reach
+            )
             if have_ikpy and case.ikpy is not None:
                 results[sname]["ikpy"] = summarize(run_ikpy(case, tg[:k_peer]), tol, reach)
             if have_pyfabrik and case.pyfabrik_dim is not None:
                 results[sname]["pyfabrik"] = summarize(
-                    run_pyfabrik(case, tg[:k_peer], tol, 10 * args.max_iter), tol, reach)
+                    run_pyfabrik(case, tg[:k_peer], tol, 10 * args.max_iter), tol, reach
+                )
         # all targets of the chain: one batch call vs the one-at-a-time loop, best of 2 each
         all_t = np.concatenate([strata[s] for s in STRATA if s in strata])
         batch_dt = min(run_batch(case, all_t, tol, args.max_iter)[1] for _ in range(2))
@@ -340,9 +367,11 @@ def main(argv=None) -> int:
                 r_mean = ikp[s]["mean_us"] / fab[s]["mean_us"]
                 better = fab[s]["success"] >= ikp[s]["success"]
                 ok_ikpy &= better and r_med >= 20 and r_mean >= 20
-                per_s.append(f"{s} {r_med:.0f}x median / {r_mean:.0f}x mean, success "
-                             f"{fab[s]['success']:.1f}% vs {ikp[s]['success']:.1f}% "
-                             f"(ikpy within our limits {ikp[s]['success_lim']:.1f}%)")
+                per_s.append(
+                    f"{s} {r_med:.0f}x median / {r_mean:.0f}x mean, success "
+                    f"{fab[s]['success']:.1f}% vs {ikp[s]['success']:.1f}% "
+                    f"(ikpy within our limits {ikp[s]['success_lim']:.1f}%)"
+                )
             msg.append("ikpy/fabrik time: " + "; ".join(per_s))
         if "pyfabrik" in results["interior"]:
             py_us = np.median([results[s]["pyfabrik"]["median_us"] for s in reach_strata])
@@ -351,37 +380,50 @@ def main(argv=None) -> int:
         per_loop = loop_dt / len(all_t)
         per_batch = batch_dt / len(all_t)
         ratio_b = per_loop / per_batch
-        msg.append(f"batch of {len(all_t)}: {per_batch * 1e6:.1f} us/target vs loop "
-                   f"{per_loop * 1e6:.0f} us/target = {ratio_b:.1f}x")
+        msg.append(
+            f"batch of {len(all_t)}: {per_batch * 1e6:.1f} us/target vs loop "
+            f"{per_loop * 1e6:.0f} us/target = {ratio_b:.1f}x"
+        )
         if "beyond" in results:
             one = np.mean(results["beyond"]["fabrik"]["iters"] == 1) * 100
             msg.append(f"unreachable targets solved in exactly 1 iteration: {one:.0f}%")
         viol = max(results[s][k]["max_viol"] for s in results for k in ("fabrik", "fabrik_batch"))
         bone = max(results[s]["fabrik"]["max_bone"] for s in results)
-        msg.append(f"fabrik: max constraint violation {viol:.1e} rad, max bone-length error "
-                   f"{bone:.1e} (relative)")
+        msg.append(
+            f"fabrik: max constraint violation {viol:.1e} rad, max bone-length error "
+            f"{bone:.1e} (relative)"
+        )
         ratios.append(f"  {case.name}: " + "; ".join(msg))
         inter = fab["interior"]
-        v = [f"interior {inter['success']:.1f}% / {inter['mean_it']:.1f} it "
-             f"({'met' if inter['success'] >= 99.5 and inter['mean_it'] <= 10 else 'NOT met'})",
-             f"batch {ratio_b:.1f}x ({'met' if ratio_b >= 10 else 'NOT met'})"]
+        v = [
+            f"interior {inter['success']:.1f}% / {inter['mean_it']:.1f} it "
+            f"({'met' if inter['success'] >= 99.5 and inter['mean_it'] <= 10 else 'NOT met'})",
+            f"batch {ratio_b:.1f}x ({'met' if ratio_b >= 10 else 'NOT met'})",
+        ]
         if ok_ikpy is not None:
             v.append(f"vs ikpy ({'met' if ok_ikpy else 'NOT met'})")
         verdicts.append(f"  {case.name}: " + ", ".join(v))
     out = "\n".join(lines)
     print(out)
     print()
-    print(f"ratios (one run, seed {args.seed}, n={args.n}, slow-n={args.slow_n}, "
-          f"peer-n={peer_n}, tol=1e-4*reach, {time.perf_counter() - t_start:.0f} s):")
+    print(
+        f"ratios (one run, seed {args.seed}, n={args.n}, slow-n={args.slow_n}, "
+        f"peer-n={peer_n}, tol=1e-4*reach, {time.perf_counter() - t_start:.0f} s):"
+    )
     print("\n".join(ratios))
-    print("targets (interior >= 99.5 % and <= 10 iterations; batch >= 10x the loop; "
-          ">= 20x faster than ikpy with success >= ikpy's):")
+    print(
+        "targets (interior >= 99.5 % and <= 10 iterations; batch >= 10x the loop; "
+        ">= 20x faster than ikpy with success >= ikpy's):"
+    )
     print("\n".join(verdicts))
     if args.md:
         with open(args.md, "w") as fh:
             fh.write("# ik benchmark results\n\n")
-            fh.write("Command: `python benchmarks/bench_ik.py " + " ".join(
-                argv if argv is not None else sys.argv[1:]) + "`\n\n")
+            fh.write(
+                "Command: `python benchmarks/bench_ik.py "
+                + " ".join(argv if argv is not None else sys.argv[1:])
+                + "`\n\n"
+            )
             fh.write(out + "\n\nRatios:\n\n")
             fh.write("\n".join("-" + r[1:] for r in ratios) + "\n\nTargets:\n\n")
             fh.write("\n".join("-" + r[1:] for r in verdicts) + "\n")

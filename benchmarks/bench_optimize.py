@@ -21,9 +21,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from optimize import testfns  # noqa: E402
-from optimize.cmaes import RunConfig, run  # noqa: E402
-from optimize.executors import evaluate_batch, make_executor  # noqa: E402
+from quadsim.optimize import testfns  # noqa: E402
+from quadsim.optimize.cmaes import RunConfig, run  # noqa: E402
+from quadsim.optimize.executors import evaluate_batch, make_executor  # noqa: E402
 
 
 def throughput(spec: str, workers: int, n_evals: int, work_s: float) -> float:
@@ -73,8 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     n = 20 if args.quick else 200
     work_s = 0.02
     print(f"stand-in objective: {work_s * 1e3:.0f} ms CPU per evaluation, {n} evaluations")
-    rates = {"local x1": throughput("local", 1, n, work_s),
-             "local x2": throughput("local", 2, n, work_s)}  # fmt: skip
+    rates = {
+        "local x1": throughput("local", 1, n, work_s),
+        "local x2": throughput("local", 2, n, work_s),
+    }
     try:
         rates["dask-local x2"] = throughput("dask-local", 2, n, work_s)
     except ImportError as e:

@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from controller.loop import Controller
-from controller.sim import World
-from gaits.params import GaitParams, preset_names
+from quadsim.controller.loop import Controller
+from quadsim.controller.sim import World
+from quadsim.gaits.params import GaitParams, preset_names
 
 CONTROL_DT = 1e-3
 
@@ -61,14 +61,18 @@ def main() -> None:
     ap.add_argument("--gaits", default=",".join(preset_names()))
     args = ap.parse_args()
     print("microseconds per simulated millisecond (1 control step + its physics steps)")
-    print(f"{'gait':18} {'read':>7} {'control':>8} {'servo':>7} {'physics':>8}"
-          f"  {'control/physics':>15} {'total/physics':>13}")  # fmt: skip
+    print(
+        f"{'gait':18} {'read':>7} {'control':>8} {'servo':>7} {'physics':>8}"
+        f"  {'control/physics':>15} {'total/physics':>13}"
+    )
     for gait in args.gaits.split(","):
         m = measure(gait, args.seconds)
         total = m["read_state"] + m["controller"] + m["servo"] + m["physics"]
-        print(f"{gait:18} {m['read_state']:7.0f} {m['controller']:8.0f} {m['servo']:7.0f} "
-              f"{m['physics']:8.0f}  {m['controller'] / m['physics']:15.2f} "
-              f"{total / m['physics']:13.2f}")  # fmt: skip
+        print(
+            f"{gait:18} {m['read_state']:7.0f} {m['controller']:8.0f} {m['servo']:7.0f} "
+            f"{m['physics']:8.0f}  {m['controller'] / m['physics']:15.2f} "
+            f"{total / m['physics']:13.2f}"
+        )
 
 
 if __name__ == "__main__":

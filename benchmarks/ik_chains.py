@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ik import Chain, Tree
-from ik._rot import axis_angle, log_so3
-from ik.testing import hand_tree
+from quadsim.ik import Chain, Tree
+from quadsim.ik._rot import axis_angle, log_so3
+from quadsim.ik.testing import hand_tree
 
 FREE = (-np.inf, np.inf)  # ikpy turns (None, None) into NaN bounds that scipy refuses
 
@@ -46,13 +46,15 @@ def _euler_to_rotvec(angles, axes: str) -> np.ndarray:
 def _ikpy_q(groups):
     """Map ikpy's full joint vector (origin link first) to our q: ``groups`` lists, per
     joint of ours, the number of ikpy revolutes and their axes ("z", "zy", "zyx")."""
+
     def convert(q_full: np.ndarray) -> np.ndarray:
         out, k = [], 1
         for axes in groups:
-            a = q_full[k:k + len(axes)]
+            a = q_full[k : k + len(axes)]
             k += len(axes)
             out.extend([a[0]] if len(axes) == 1 else _euler_to_rotvec(a, axes))
         return np.array(out)
+
     return convert
 
 
@@ -68,14 +70,26 @@ def _ikpy_chain(segments):
     mask = [False]
     for k, (trans, axis, bounds) in enumerate(segments):
         if axis is None:
-            links.append(URDFLink(name=f"tip{k}", origin_translation=trans,
-                                  origin_orientation=[0, 0, 0], rotation=None,
-                                  joint_type="fixed"))
+            links.append(
+                URDFLink(
+                    name=f"tip{k}",
+                    origin_translation=trans,
+                    origin_orientation=[0, 0, 0],
+                    rotation=None,
+                    joint_type="fixed",
+                )
+            )
             mask.append(False)
         else:
-            links.append(URDFLink(name=f"j{k}", origin_translation=trans,
-                                  origin_orientation=[0, 0, 0], rotation=axis,
-                                  bounds=bounds))
+            links.append(
+                URDFLink(
+                    name=f"j{k}",
+                    origin_translation=trans,
+                    origin_orientation=[0, 0, 0],
+                    rotation=axis,
+                    bounds=bounds,
+                )
+            )
             mask.append(True)
     return IkpyChain(links, active_links_mask=mask)
 
@@ -104,17 +118,19 @@ def cone10() -> Case:
         segs.append(([1.0 if i else 0.0, 0, 0], [0, 0, 1], b))
         segs.append(([0.0, 0, 0], [0, 1, 0], b))
     segs.append(([1.0, 0, 0], None, None))
-    return Case("3-D 10-bone cones", chain, _ikpy_chain(segs), None,
-                ikpy_q=_ikpy_q(["zy"] * 10))
+    return Case("3-D 10-bone cones", chain, _ikpy_chain(segs), None, ikpy_q=_ikpy_q(["zy"] * 10))
 
 
 def arm7() -> Case:
     """7-DOF arm: ball shoulder (cone 1.4 rad), hinge elbow about z in [0, 2.6],
     ball wrist (cone 1.0, twist +-1.0); upper arm 0.32, forearm 0.30, hand 0.08 [m]."""
-    chain = (Chain.from_lengths([0.32, 0.30, 0.08])
-             .with_cone(0, 1.4)
-             .with_hinge(1, [0, 0, 1], (0.0, 2.6))
-             .with_cone(2, 1.0).with_twist(2, -1.0, 1.0))
+    chain = (
+        Chain.from_lengths([0.32, 0.30, 0.08])
+        .with_cone(0, 1.4)
+        .with_hinge(1, [0, 0, 1], (0.0, 2.6))
+        .with_cone(2, 1.0)
+        .with_twist(2, -1.0, 1.0)
+    )
     segs = [
         ([0, 0, 0], [0, 0, 1], (-1.4, 1.4)),
         ([0, 0, 0], [0, 1, 0], (-1.4, 1.4)),
@@ -125,13 +141,17 @@ def arm7() -> Case:
         ([0, 0, 0], [1, 0, 0], (-1.0, 1.0)),
         ([0.08, 0, 0], None, None),
     ]
-    return Case("7-DOF arm", chain, _ikpy_chain(segs), None,
-                ikpy_q=_ikpy_q(["zyx", "z", "zyx"]))
+    return Case("7-DOF arm", chain, _ikpy_chain(segs), None, ikpy_q=_ikpy_q(["zyx", "z", "zyx"]))
 
 
 def hand() -> Case:
-    return Case("hand tree, 5 effectors", hand_tree(), None, None,
-                note="ikpy and pyfabrik solve single chains only")
+    return Case(
+        "hand tree, 5 effectors",
+        hand_tree(),
+        None,
+        None,
+        note="ikpy and pyfabrik solve single chains only",
+    )
 
 
 def all_cases() -> list[Case]:

@@ -7,11 +7,11 @@ import math
 
 import numpy as np
 
-from controller.loop import Controller
-from controller.pd import ServoCommand
-from controller.profile import Profile
-from controller.state import DogState
-from gaits.schedule import GaitSchedule
+from quadsim.controller.loop import Controller
+from quadsim.controller.pd import ServoCommand
+from quadsim.controller.profile import Profile
+from quadsim.controller.state import DogState
+from quadsim.gaits.schedule import GaitSchedule
 
 REBLEND_MPS = 0.01  # the blended gait is recomputed when the ramped speed moved this much
 
@@ -20,9 +20,15 @@ class Driver:
     """Wraps a Controller: speed [m/s] and heading [deg] profiles of time, or a constant
     turn rate [deg/s]; with a GaitSchedule the gait follows the ramped speed."""
 
-    def __init__(self, controller: Controller, speed: Profile, *,
-                 heading_deg: Profile | None = None, turn_rate_dps: float = 0.0,
-                 schedule: GaitSchedule | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        controller: Controller,
+        speed: Profile,
+        *,
+        heading_deg: Profile | None = None,
+        turn_rate_dps: float = 0.0,
+        schedule: GaitSchedule | None = None,
+    ) -> None:
         self.controller = controller
         self.speed = speed
         self.heading = heading_deg
@@ -48,8 +54,11 @@ class Driver:
 
     def caption(self, state: DogState) -> str:
         """What a video frame says: the gait in force, the commanded speed and the time."""
-        name = (self.schedule.names[self.gait_index] if self.schedule is not None
-                else self.controller.params.gait)  # fmt: skip
+        name = (
+            self.schedule.names[self.gait_index]
+            if self.schedule is not None
+            else self.controller.params.gait
+        )
         return f"{name}  {self.controller.speed_now:.1f} m/s  t = {state.t:.1f} s"
 
     def log_fields(self, state: DogState) -> dict[str, float | np.ndarray]:
@@ -68,6 +77,11 @@ def gaits_used(t: np.ndarray, gait_index: np.ndarray, names: tuple[str, ...]) ->
     starts = np.flatnonzero(np.r_[True, idx[1:] != idx[:-1]])
     ends = np.r_[starts[1:], len(idx)]
     for s, e in zip(starts, ends, strict=True):
-        out.append({"gait": names[idx[s]], "from_s": round(float(t[s]), 3),
-                    "to_s": round(float(t[e - 1] if e == len(idx) else t[e]), 3)})  # fmt: skip
+        out.append(
+            {
+                "gait": names[idx[s]],
+                "from_s": round(float(t[s]), 3),
+                "to_s": round(float(t[e - 1] if e == len(idx) else t[e]), 3),
+            }
+        )
     return out

@@ -11,12 +11,12 @@ from typing import Protocol
 
 import numpy as np
 
-from controller.kinematics import yaw_of
-from controller.pd import ServoCommand
-from controller.recording import VideoRecorder
-from controller.sim import World
-from controller.state import DogState
-from gaits.footfalls import FEET, footfall_stats
+from quadsim.controller.kinematics import yaw_of
+from quadsim.controller.pd import ServoCommand
+from quadsim.controller.recording import VideoRecorder
+from quadsim.controller.sim import World
+from quadsim.controller.state import DogState
+from quadsim.gaits.footfalls import FEET, footfall_stats
 
 
 class Controller(Protocol):
@@ -40,8 +40,13 @@ class RunLog:
     markers: list = field(default_factory=list)
     extra: dict[str, list] = field(default_factory=dict)
 
-    def add(self, state: DogState, tau: np.ndarray, markers: np.ndarray,
-            extra: dict[str, float | np.ndarray] | None = None) -> None:  # fmt: skip
+    def add(
+        self,
+        state: DogState,
+        tau: np.ndarray,
+        markers: np.ndarray,
+        extra: dict[str, float | np.ndarray] | None = None,
+    ) -> None:
         self.t.append(state.t)
         self.base_pos.append(state.base_pos)
         self.base_quat.append(state.base_quat)
@@ -55,9 +60,20 @@ class RunLog:
             self.extra.setdefault(key, []).append(value)
 
     def arrays(self, marker_names: tuple[str, ...], joint_names: tuple[str, ...]) -> dict:
-        out = {k: np.asarray(getattr(self, k)) for k in (
-            "t", "base_pos", "base_quat", "base_vel", "foot_pos", "foot_contact", "joint_q",
-            "joint_tau", "markers")}  # fmt: skip
+        out = {
+            k: np.asarray(getattr(self, k))
+            for k in (
+                "t",
+                "base_pos",
+                "base_quat",
+                "base_vel",
+                "foot_pos",
+                "foot_contact",
+                "joint_q",
+                "joint_tau",
+                "markers",
+            )
+        }
         out["foot_contact"] = out["foot_contact"].astype(bool)
         out["marker_names"] = np.array(marker_names)
         out["joint_names"] = np.array(joint_names)
@@ -119,13 +135,16 @@ def run_episode(
             if servo is None:
                 applied = world.apply(command)
             else:  # the servo reads the joints at every physics step but the first
-                applied = (world.drive(servo, state.q, state.qd) if k == 0
-                           else world.drive(servo))  # fmt: skip
+                applied = world.drive(servo, state.q, state.qd) if k == 0 else world.drive(servo)
             if k == 0:
                 contacts[n] = state.foot_contact
                 if n % log_every == 0:
-                    log.add(state, applied.copy(), world.marker_positions(),
-                            extra_log(state) if extra_log else None)  # fmt: skip
+                    log.add(
+                        state,
+                        applied.copy(),
+                        world.marker_positions(),
+                        extra_log(state) if extra_log else None,
+                    )
                 if recorder is not None and recorder.due(state.t):
                     recorder.capture(world, state, caption(state) if caption else None)
             world.step()
@@ -142,8 +161,9 @@ def run_episode(
     return RunResult(status, fall_time, arrays, wall, contacts[:n], t_contacts)
 
 
-def summarize(result: RunResult, *, gait: str, speed_cmd: float, duration_s: float,
-              seed: int) -> dict:  # fmt: skip
+def summarize(
+    result: RunResult, *, gait: str, speed_cmd: float, duration_s: float, seed: int
+) -> dict:
     """The run-summary contract of DESIGN.md (forward = +x of the start frame; speed and
     heading error against the logged heading command, where the log has one)."""
     log = result.log
@@ -154,12 +174,19 @@ def summarize(result: RunResult, *, gait: str, speed_cmd: float, duration_s: flo
     heading = np.array([yaw_of(q) for q in log["base_quat"][half]]) if np.any(half) else []
     # a turning dog follows a moving heading
     heading_cmd = log["heading_cmd"][half] if "heading_cmd" in log else 0.0
-    heading_err = (float(np.degrees(np.mean(np.abs(_wrap(heading - heading_cmd)))))
-                   if len(heading) else 0.0)  # fmt: skip
+    heading_err = (
+        float(np.degrees(np.mean(np.abs(_wrap(heading - heading_cmd))))) if len(heading) else 0.0
+    )
     distance = float(np.sum(np.linalg.norm(np.diff(pos[:, :2], axis=0), axis=1))) if len(t) else 0
-    feet = footfall_stats(result.contact_t, result.contacts) if len(result.contact_t) else {
-        "duty_factor": dict.fromkeys(FEET), "phase_offset": dict.fromkeys(FEET),
-        "stride_period_s": None}  # fmt: skip
+    feet = (
+        footfall_stats(result.contact_t, result.contacts)
+        if len(result.contact_t)
+        else {
+            "duty_factor": dict.fromkeys(FEET),
+            "phase_offset": dict.fromkeys(FEET),
+            "stride_period_s": None,
+        }
+    )
     return {
         "gait": gait,
         "speed_cmd": speed_cmd,
@@ -190,8 +217,7 @@ def forward_speed(log: dict) -> np.ndarray:
     return vel[:, 0] * np.cos(cmd) + vel[:, 1] * np.sin(cmd)
 
 
-def turn_radius(xy: np.ndarray, heading: np.ndarray, min_turn_rad: float = 0.35
-                ) -> float | None:  # fmt: skip
+def turn_radius(xy: np.ndarray, heading: np.ndarray, min_turn_rad: float = 0.35) -> float | None:
     """Radius [m] of the circle that best fits a path (least squares in the circle's
     algebraic form), or None when the heading turned less than `min_turn_rad` over it."""
     turned = abs(float(np.sum(_wrap(np.diff(heading))))) if len(heading) > 1 else 0.0

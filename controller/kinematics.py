@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models import Link, Skeleton
+from quadsim.models import Link, Skeleton
 
 # per leg joint (hip roll, hip pitch, knee, hock, toe): the segment it moves, counted from the
 # thigh; it turns about that segment's top, the leg point of the same index
@@ -25,7 +25,7 @@ def quat_rows(x: float, y: float, z: float, w: float) -> list[list[float]]:
         [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
         [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
         [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ]  # fmt: skip
+    ]
 
 
 def quat_to_matrix(quat_xyzw: np.ndarray) -> np.ndarray:
@@ -118,8 +118,7 @@ class LegKinematics:
         pitch = _rot_y_cs(c[:, 1:].T, s[:, 1:].T)
         return self._forward(_rot_x_cs(c[:, 0], s[:, 0]), pitch)
 
-    def _forward(self, roll: np.ndarray,
-                 pitch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    def _forward(self, roll: np.ndarray, pitch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """forward() from the roll rotations (leg, 3, 3) and the rotations of the four pitch
         joints (joint, leg, 3, 3)."""
         rots = np.empty((4, 4, 3, 3))
@@ -150,8 +149,12 @@ class LegKinematics:
         axes[:, 1:, 2] = sin_roll[:, None]
         return axes
 
-    def foot_jacobian(self, angles: np.ndarray, fk: tuple[np.ndarray, np.ndarray] | None = None,
-                      axes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    def foot_jacobian(
+        self,
+        angles: np.ndarray,
+        fk: tuple[np.ndarray, np.ndarray] | None = None,
+        axes: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Foot positions (4, 3) and Jacobians d foot / d angles (4, 3, 5), leg frame.
         Pass `fk` = forward(angles) and `axes` = joint_axes(angles) when already at hand."""
         a = np.asarray(angles, dtype=float)
@@ -208,8 +211,9 @@ def tree_pose(skeleton: Skeleton, joint_angles: np.ndarray | None = None) -> Tre
     return TreePose(link_pos, link_rot, com, pivot, axis, subtree)
 
 
-def joint_inertias(skeleton: Skeleton, joint_angles: np.ndarray | None = None,
-                   own_link_only: bool = False) -> np.ndarray:  # fmt: skip
+def joint_inertias(
+    skeleton: Skeleton, joint_angles: np.ndarray | None = None, own_link_only: bool = False
+) -> np.ndarray:
     """Moment of inertia [kg*m^2] each joint sees about its axis, body in pose `joint_angles`
     (default: the standing pose): the reduced inertia of its subtree against the rest of
     the body, or with `own_link_only` just the lighter of the two links it joins (the
@@ -238,13 +242,16 @@ def joint_inertias(skeleton: Skeleton, joint_angles: np.ndarray | None = None,
         for j in link.joints:
             pivot, axis = pose.pivot[j.name], pose.axis[j.name]
             i_in, i_out = about_axis(inner, pivot, axis), about_axis(outer, pivot, axis)
-            inertia[names.index(j.name)] = (i_in if own_link_only
-                                            else i_in * i_out / (i_in + i_out))  # fmt: skip
+            inertia[names.index(j.name)] = i_in if own_link_only else i_in * i_out / (i_in + i_out)
     return inertia
 
 
-def static_gravity_torques(skeleton: Skeleton, joints: list[str], gravity: float = 9.81,
-                           joint_angles: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+def static_gravity_torques(
+    skeleton: Skeleton,
+    joints: list[str],
+    gravity: float = 9.81,
+    joint_angles: np.ndarray | None = None,
+) -> np.ndarray:
     """Torques [N*m] at `joints` that hold everything beyond each joint up against gravity,
     body in pose `joint_angles` (default standing) and level: tau = sum (a x r) . m g z."""
     pose = tree_pose(skeleton, joint_angles)

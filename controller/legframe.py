@@ -22,13 +22,22 @@ def frame_force(
     error), a height PD [N/m, N*s/m] and the weight [N] the frame carries. Its vertical part
     pulls the frame down by at most `max_pull` [N]: the stance feet would have to pull on
     the ground, and a foot asked to pull lifts off."""
-    return np.array(frame_force_floats(height_error, vertical_speed, horizontal_force, weight,
-                                       kp_h, kd_h, max_pull))  # fmt: skip
+    return np.array(
+        frame_force_floats(
+            height_error, vertical_speed, horizontal_force, weight, kp_h, kd_h, max_pull
+        )
+    )
 
 
-def frame_force_floats(height_error: float, vertical_speed: float,
-                       horizontal_force: Sequence[float], weight: float, kp_h: float,
-                       kd_h: float, max_pull: float = math.inf) -> list[float]:  # fmt: skip
+def frame_force_floats(
+    height_error: float,
+    vertical_speed: float,
+    horizontal_force: Sequence[float],
+    weight: float,
+    kp_h: float,
+    kd_h: float,
+    max_pull: float = math.inf,
+) -> list[float]:
     """frame_force as a list of floats (the control step's compiled
     controller.legchain.LegFrames does the same)."""
     fx, fy = horizontal_force
@@ -42,8 +51,9 @@ def yaw_forces(yaw_torque: float, lever_xy: np.ndarray, stance: np.ndarray) -> n
     return np.array(rows, dtype=float).reshape(len(stance), 3)
 
 
-def yaw_force_rows(yaw_torque: float, lever_xy: list[list[float]],
-                   stance: list[bool]) -> list[list[float]]:  # fmt: skip
+def yaw_force_rows(
+    yaw_torque: float, lever_xy: list[list[float]], stance: list[bool]
+) -> list[list[float]]:
     """yaw_forces as lists of floats (the control step's compiled
     controller.legchain.LegFrames does the same)."""
     # float math: a frame has two feet, and numpy's per-call cost dwarfs the arithmetic
@@ -78,12 +88,14 @@ def share_frame_torque(
     rows = share_frame_torque_rows(
         np.asarray(torque_world, dtype=float).reshape(-1, 3),
         np.asarray(hip_axes_world, dtype=float).reshape(-1, n_legs, 2, 3),
-        stance.reshape(-1, n_legs).tolist())  # fmt: skip
+        stance.reshape(-1, n_legs).tolist(),
+    )
     return np.array(rows).reshape(*stance.shape, 2)
 
 
-def share_frame_torque_rows(torque_world: np.ndarray, hip_axes_world: np.ndarray,
-                            stance: list[list[bool]]) -> list[list[float]]:  # fmt: skip
+def share_frame_torque_rows(
+    torque_world: np.ndarray, hip_axes_world: np.ndarray, stance: list[list[bool]]
+) -> list[list[float]]:
     """share_frame_torque of F frames, (frame, its legs, ...), as one list of (roll, pitch)
     floats per leg (the control step's compiled controller.legchain.LegChains.leg_torques
     does the same). -(x / n) exactly: a division's rounding is symmetric in sign."""
@@ -91,6 +103,8 @@ def share_frame_torque_rows(torque_world: np.ndarray, hip_axes_world: np.ndarray
     out = []
     for legs, on_legs in zip(along_axes, stance, strict=True):
         n_stance = max(sum(on_legs), 1)
-        out += [[a / -n_stance for a in axes] if on else [0.0, 0.0]
-                for axes, on in zip(legs, on_legs, strict=True)]  # fmt: skip
+        out += [
+            [a / -n_stance for a in axes] if on else [0.0, 0.0]
+            for axes, on in zip(legs, on_legs, strict=True)
+        ]
     return out

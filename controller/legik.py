@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ik.two_link import PlanarTwoLink, clamped_angles_float
+from quadsim.ik.two_link import PlanarTwoLink, clamped_angles_float
 
 PAIR_FIRST = [0, 0, 2, 2]  # the legs whose lengths each pair (fore, hind) uses
 
@@ -19,8 +19,9 @@ class LegIK:
     reference that the controller's compiled IK (controller.legchain.LegChains.solve_ik)
     matches bit for bit."""
 
-    def __init__(self, hip: np.ndarray, lengths: np.ndarray, bend: np.ndarray,
-                 max_reach: float = 0.995) -> None:  # fmt: skip
+    def __init__(
+        self, hip: np.ndarray, lengths: np.ndarray, bend: np.ndarray, max_reach: float = 0.995
+    ) -> None:
         self.hip = hip
         self.bend = bend
         self.cannon_len = lengths[:, 2].copy()
@@ -31,25 +32,38 @@ class LegIK:
         # minimum and maximum reach
         pl = self.planar
         self._hip_rows = np.asarray(hip, dtype=float).tolist()
-        self._legs = list(zip(*(np.asarray(v, dtype=float).tolist() for v in (
-            bend, self.cannon_len, self.toe_len, pl.l1, pl.l2, pl.rmin, pl.rmax)),
-            strict=True))  # fmt: skip
+        self._legs = list(
+            zip(
+                *(
+                    np.asarray(v, dtype=float).tolist()
+                    for v in (bend, self.cannon_len, self.toe_len, pl.l1, pl.l2, pl.rmin, pl.rmax)
+                ),
+                strict=True,
+            )
+        )
 
-    def solve(self, foot_target: Sequence[Sequence[float]], cannon_pitch: Sequence[float],
-              toe_pitch: Sequence[float]) -> np.ndarray:  # fmt: skip
+    def solve(
+        self,
+        foot_target: Sequence[Sequence[float]],
+        cannon_pitch: Sequence[float],
+        toe_pitch: Sequence[float],
+    ) -> np.ndarray:
         """Joint angles (4, 5) [rad], as `leg_ik`, with the targets and pitches given per leg
         as floats."""
         # float math per leg (numpy's per-call cost dwarfs the arithmetic on four legs), in
         # the order of the whole-array expressions of PlanarTwoLink.angles; math's sin, cos
         # and atan2 are libm's, as numpy's, while hypot stays numpy's (math.hypot rounds
         # differently)
-        d = [[t - h for t, h in zip(target, hip, strict=True)]
-             for target, hip in zip(foot_target, self._hip_rows, strict=True)]  # fmt: skip
+        d = [
+            [t - h for t, h in zip(target, hip, strict=True)]
+            for target, hip in zip(foot_target, self._hip_rows, strict=True)
+        ]
         dx, dy, dz = zip(*d, strict=True)
         dist_yz = np.hypot(dy, dz).tolist()
         down, back = [], []
         for (_, cannon_len, toe_len, *_), x, h, cp, tp in zip(
-                self._legs, dx, dist_yz, cannon_pitch, toe_pitch, strict=True):
+            self._legs, dx, dist_yz, cannon_pitch, toe_pitch, strict=True
+        ):
             # in-plane coordinates: u1 along "down" (the distance below the hip in the rolled
             # leg plane), u2 along "back" (a segment at pitch theta points along
             # (cos theta, sin theta))
@@ -58,8 +72,8 @@ class LegIK:
         reach = np.hypot(down, back).tolist()
         angles = []
         for (bend, _, _, l1, l2, rmin, rmax), r, u1, u2, y, z, cp, tp in zip(
-                self._legs, reach, down, back, dy, dz, cannon_pitch, toe_pitch,
-                strict=True):  # fmt: skip
+            self._legs, reach, down, back, dy, dz, cannon_pitch, toe_pitch, strict=True
+        ):
             a1, theta2 = clamped_angles_float(l1, l2, r, bend, rmin, rmax)
             theta1 = (math.atan2(u2, u1) + a1 + math.pi) % (2.0 * math.pi) - math.pi
             angles.append([math.atan2(y, -z), theta1, theta2, cp - theta1 - theta2, tp - cp])
@@ -82,6 +96,7 @@ def leg_ik(
     pitch [rad] of those segments in the leg plane (0 = hanging straight down, positive =
     swung back); bend: (4,) sign of the knee/elbow angle (+1 knees, -1 elbows).
     """
-    target, cannon, toe = (np.asarray(v, dtype=float).tolist()
-                           for v in (foot_target, cannon_pitch, toe_pitch))  # fmt: skip
+    target, cannon, toe = (
+        np.asarray(v, dtype=float).tolist() for v in (foot_target, cannon_pitch, toe_pitch)
+    )
     return LegIK(hip, lengths, bend, max_reach).solve(target, cannon, toe)

@@ -16,22 +16,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from controller.kinematics import quat_rows, static_gravity_torques
-from controller.pd import ServoCommand, gain_arrays
-from controller.sim import TRACKED_LINKS
-from controller.spine import pitch_yaw_quat
-from controller.stand import GRAVITY, leg_kinematics
-from controller.state import DogState
-from gaits.params import PULL_UNLIMITED, SCHEMA, GaitParams
-from gaits.waves import WAVES, StrideWaves, amplitude_name, phase_name
-from models import FORE, HIND, LEGS, Skeleton
+from quadsim.controller.kinematics import quat_rows, static_gravity_torques
+from quadsim.controller.pd import ServoCommand, gain_arrays
+from quadsim.controller.sim import TRACKED_LINKS
+from quadsim.controller.spine import pitch_yaw_quat
+from quadsim.controller.stand import GRAVITY, leg_kinematics
+from quadsim.controller.state import DogState
+from quadsim.gaits.params import PULL_UNLIMITED, SCHEMA, GaitParams
+from quadsim.gaits.waves import WAVES, StrideWaves, amplitude_name, phase_name
+from quadsim.models import FORE, HIND, LEGS, Skeleton
 
 try:
-    from controller import legchain
+    from quadsim.controller import legchain
 except ImportError as missing:  # a source tree run without installing
-    raise ImportError("controller/legchain.pyx is compiled when quadsim is installed: run "
-                      "`pip install -e .` (it needs a C compiler and the Python headers)"
-                      ) from missing
+    raise ImportError(
+        "controller/legchain.pyx is compiled when quadsim is installed: run "
+        "`pip install -e .` (it needs a C compiler and the Python headers)"
+    ) from missing
 
 FRONT, BACK = 0, 1
 FRAME_OF_LEG = np.array([FRONT, FRONT, BACK, BACK])
@@ -67,8 +68,14 @@ class Controller:
     the DogState each step. dt: the control step [s]; servo_dt: the physics step [s] at
     which the joint servo of the returned ServoCommand runs (it bounds the PD damping)."""
 
-    def __init__(self, skeleton: Skeleton, params: GaitParams, dt: float = 1e-3,
-                 servo_dt: float = 2.5e-4, accel_limit_mps2: float = 1.0) -> None:  # fmt: skip
+    def __init__(
+        self,
+        skeleton: Skeleton,
+        params: GaitParams,
+        dt: float = 1e-3,
+        servo_dt: float = 2.5e-4,
+        accel_limit_mps2: float = 1.0,
+    ) -> None:
         self.skeleton = skeleton
         self.dt = dt
         self.accel_limit = accel_limit_mps2
@@ -81,8 +88,9 @@ class Controller:
         self.kp, self.kd = self._gains
         names = skeleton.joint_names
         self.lower, self.upper, _ = skeleton.limits()
-        self.spine_idx = np.array([[names.index(p), names.index(y)]
-                                   for p, y in skeleton.spine_joints])  # fmt: skip
+        self.spine_idx = np.array(
+            [[names.index(p), names.index(y)] for p, y in skeleton.spine_joints]
+        )
         self.neck_idx = [names.index(j) for pair in skeleton.neck_joints for j in pair]
         self.head_pitch_idx = names.index(skeleton.head_joints[0])
         self.tail_idx = [names.index(j) for pair in skeleton.tail_joints for j in pair]
@@ -106,22 +114,26 @@ class Controller:
         front_parts += [n for n in mass if n[:2] in FORE]
         back_parts = ["pelvis", *[n for n in mass if n.startswith("tail")]]
         back_parts += [n for n in mass if n[:2] in HIND]
-        self.frame_weight = GRAVITY * np.array([
-            sum(mass[n] for n in front_parts) + 0.5 * spine,
-            sum(mass[n] for n in back_parts) + 0.5 * spine,
-        ])  # fmt: skip
+        self.frame_weight = GRAVITY * np.array(
+            [
+                sum(mass[n] for n in front_parts) + 0.5 * spine,
+                sum(mass[n] for n in back_parts) + 0.5 * spine,
+            ]
+        )
         self.frame_weight *= skeleton.total_mass * GRAVITY / self.frame_weight.sum()
         self._frame_weight = self.frame_weight.tolist()
         self.seg_mass = np.array([[mass[n] for n in skeleton.legs[leg].links] for leg in LEGS])
         # the legs' kinematics, Jacobians, swing gravity and IK, compiled (the step's
         # largest cost in numpy)
-        self.chains = legchain.LegChains(self.legs.hip, self.legs.lengths, BEND,
-                                         self.seg_mass * GRAVITY)  # fmt: skip
+        self.chains = legchain.LegChains(
+            self.legs.hip, self.legs.lengths, BEND, self.seg_mass * GRAVITY
+        )
         self.foot_radius = skeleton.spec.foot_radius
         # the leg frames' virtual forces and torques, compiled, with the slow integrals of
         # the speed and heading errors
-        self.leg_frames = legchain.LegFrames(self._frame_weight, GRAVITY, V_INT_MAX,
-                                             V_INT_TIME_S, YAW_INT_MAX, YAW_INT_TIME_S)  # fmt: skip
+        self.leg_frames = legchain.LegFrames(
+            self._frame_weight, GRAVITY, V_INT_MAX, V_INT_TIME_S, YAW_INT_MAX, YAW_INT_TIME_S
+        )
         self.command = Command()
         self.set_params(params)
         self.phase = 0.0
@@ -147,36 +159,73 @@ class Controller:
         self.graph = p.graph()
         self.kp[self.spine_idx] = self.spine_kp0 * p["spine_stiffness"]
         self.kd[self.spine_idx] = self.spine_kd0 * min(p["spine_stiffness"], 1.0)
-        self._leg = {name: p.leg(name) for name in (
-            "swing_height_m", "step_offset_x_m", "step_offset_y_m", "stance_cannon_rad",
-            "swing_cannon_rad", "toe_off_rad", "foot_strike_rad", "toe_off_lead_s",
-            "strike_lead_s", "swing_lift_skew", "swing_reach_early")}  # fmt: skip
+        self._leg = {
+            name: p.leg(name)
+            for name in (
+                "swing_height_m",
+                "step_offset_x_m",
+                "step_offset_y_m",
+                "stance_cannon_rad",
+                "swing_cannon_rad",
+                "toe_off_rad",
+                "foot_strike_rad",
+                "toe_off_lead_s",
+                "strike_lead_s",
+                "swing_lift_skew",
+                "swing_reach_early",
+            )
+        }
         # what the step reads of the params, looked up once per change of params
         self._scalar = {spec.name: p[spec.name] for spec in SCHEMA if not spec.keyed}
         # the cannons hold their stance pitch but in swing; the toes flex off and strike
         stance_cannon, swing_cannon = self._leg["stance_cannon_rad"], self._leg["swing_cannon_rad"]
         leg = self._leg
-        self._waves = StrideWaves(np.array([p.harmonics(amplitude_name(w)) for w, *_ in WAVES]),
-                                  np.array([p.harmonics(phase_name(w)) for w, *_ in WAVES]))
+        self._waves = StrideWaves(
+            np.array([p.harmonics(amplitude_name(w)) for w, *_ in WAVES]),
+            np.array([p.harmonics(phase_name(w)) for w, *_ in WAVES]),
+        )
         swing_dur = np.asarray(self.graph.swing_duration)
         period = self.graph.period_s
         self._t_swing, self._t_stance = swing_dur * period, (1.0 - swing_dur) * period
         self._t_swing_l, self._t_stance_l = self._t_swing.tolist(), self._t_stance.tolist()
-        self._offset_heading = np.stack([self._leg["step_offset_x_m"],
-                                         SIDE * self._leg["step_offset_y_m"]])  # fmt: skip
+        self._offset_heading = np.stack(
+            [self._leg["step_offset_x_m"], SIDE * self._leg["step_offset_y_m"]]
+        )
         self._swing_plan = legchain.SwingPlan(
-            leg["swing_height_m"], leg["swing_lift_skew"], leg["swing_reach_early"],
-            leg["toe_off_lead_s"], leg["strike_lead_s"], stance_cannon, swing_cannon,
-            leg["toe_off_rad"], leg["foot_strike_rad"], self._t_stance,
+            leg["swing_height_m"],
+            leg["swing_lift_skew"],
+            leg["swing_reach_early"],
+            leg["toe_off_lead_s"],
+            leg["strike_lead_s"],
+            stance_cannon,
+            swing_cannon,
+            leg["toe_off_rad"],
+            leg["foot_strike_rad"],
+            self._t_stance,
             np.stack([p.leg("fp_sagittal_s"), p.leg("fp_coronal_s")], axis=1),
-            max_fp_error=MAX_FP_ERROR, reach_below_m=REACH_BELOW_M)  # fmt: skip
+            max_fp_error=MAX_FP_ERROR,
+            reach_below_m=REACH_BELOW_M,
+        )
         kv = np.array([p.frames("kv_sagittal_Ns_per_m"), p.frames("kv_coronal_Ns_per_m")]).T
-        max_pull = [math.inf if share >= PULL_UNLIMITED else share * w
-                    for share, w in zip(p.frames("stance_pull_max"), self._frame_weight,
-                                        strict=True)]  # fmt: skip
-        self.leg_frames.set_gains(kv, *(p.frames(name) for name in (
-            "kp_height_N_per_m", "kd_height_Ns_per_m", "kp_orient_Nm_per_rad",
-            "kd_orient_Nms_per_rad", "kp_yaw_Nm_per_rad", "kd_yaw_Nms_per_rad")), max_pull)
+        max_pull = [
+            math.inf if share >= PULL_UNLIMITED else share * w
+            for share, w in zip(p.frames("stance_pull_max"), self._frame_weight, strict=True)
+        ]
+        self.leg_frames.set_gains(
+            kv,
+            *(
+                p.frames(name)
+                for name in (
+                    "kp_height_N_per_m",
+                    "kd_height_Ns_per_m",
+                    "kp_orient_Nm_per_rad",
+                    "kd_orient_Nms_per_rad",
+                    "kp_yaw_Nm_per_rad",
+                    "kd_yaw_Nms_per_rad",
+                )
+            ),
+            max_pull,
+        )
         self._hip_pd = np.repeat(p.frames("stance_hip_pd"), 2)  # per leg
         self._gains_by_support: dict[tuple[bool, ...], np.ndarray] = {}  # see _gains_for
         self._height_d = (p["height_front_m"], p["height_back_m"])
@@ -192,8 +241,14 @@ class Controller:
             H = np.array([[ch, -sh, 0.0], [sh, ch, 0.0], [0.0, 0.0, 1.0]])
             H2 = H[:2, :2]
             offsets = (H2 @ self._offset_heading).T.tolist()
-            self._terms = (H, H2, H[:2, 0], H[:2, 1], offsets,
-                           (np.cos(heading / 2), np.sin(heading / 2)))  # fmt: skip
+            self._terms = (
+                H,
+                H2,
+                H[:2, 0],
+                H[:2, 1],
+                offsets,
+                (np.cos(heading / 2), np.sin(heading / 2)),
+            )
             self._terms_heading = heading
         return self._terms
 
@@ -227,8 +282,7 @@ class Controller:
         turn_rate = cmd.turn_rate_rps * ramp
         self.heading_now += turn_rate * dt
         heading = self.heading_now
-        H, H2, forward_2d, left_2d, offset, half_heading = self._heading_terms(
-            heading)  # fmt: skip
+        H, H2, forward_2d, left_2d, offset, half_heading = self._heading_terms(heading)
 
         # -------- gait phase and stance/swing
         period = graph.period_s
@@ -242,16 +296,24 @@ class Controller:
         # legs held down at the start join the gait after this swing
         self._hold = [h and sw for h, sw in zip(self._hold, in_swing_l, strict=True)]
         # an early strike ends the swing for good (contacts flicker as a foot lands)
-        self._early = [(e or (c and sw > EARLY_CONTACT)) and s for e, c, sw, s in zip(
-            self._early, contact, swing_l, in_swing_l, strict=True)]  # fmt: skip
-        stance_l = [not s or h or e for s, h, e in zip(in_swing_l, self._hold, self._early,
-                                                          strict=True)]  # fmt: skip
-        lifted_l = [was and not now for was, now in zip(self.stance.tolist(), stance_l,
-                                                            strict=True)]  # fmt: skip
-        strike_l = [(1.0 - sw) * t if sw >= 0.0 else 0.0
-                    for sw, t in zip(swing_l, self._t_swing_l, strict=True)]  # fmt: skip
-        liftoff_l = [0.0 if sw >= 0.0 else (1.0 - st) * t
-                     for sw, st, t in zip(swing_l, stance_p_l, self._t_stance_l, strict=True)]
+        self._early = [
+            (e or (c and sw > EARLY_CONTACT)) and s
+            for e, c, sw, s in zip(self._early, contact, swing_l, in_swing_l, strict=True)
+        ]
+        stance_l = [
+            not s or h or e for s, h, e in zip(in_swing_l, self._hold, self._early, strict=True)
+        ]
+        lifted_l = [
+            was and not now for was, now in zip(self.stance.tolist(), stance_l, strict=True)
+        ]
+        strike_l = [
+            (1.0 - sw) * t if sw >= 0.0 else 0.0
+            for sw, t in zip(swing_l, self._t_swing_l, strict=True)
+        ]
+        liftoff_l = [
+            0.0 if sw >= 0.0 else (1.0 - st) * t
+            for sw, st, t in zip(swing_l, stance_p_l, self._t_stance_l, strict=True)
+        ]
 
         # -------- leg frames
         frames = self._frames  # rows: front (chest), back (pelvis)
@@ -259,8 +321,10 @@ class Controller:
         frames[0, 1], frames[1, 1] = state.link_vel[CHEST], state.base_vel
         frames[0, 2], frames[1, 2] = state.link_angvel[CHEST], state.base_angvel
         frame_pos, frame_vel = frames[:, 0], frames[:, 1]
-        frame_rows = [quat_rows(*state.link_quat[CHEST].tolist()),
-                      quat_rows(*state.base_quat.tolist())]  # fmt: skip
+        frame_rows = [
+            quat_rows(*state.link_quat[CHEST].tolist()),
+            quat_rows(*state.base_quat.tolist()),
+        ]
         frame_R = np.array(frame_rows)
         # take() is fancy indexing without its overhead (the same C-ordered arrays)
         R_leg = frame_R.take(FRAME_OF_LEG, axis=0)
@@ -270,11 +334,14 @@ class Controller:
         foot = state.foot_pos
         # a foot that bears weight for the first time this stance fixes its anchor and the
         # ground height under it; a stance foot not yet down keeps reaching for the ground
-        self._since_contact = [0.0 if c else t + dt
-                               for c, t in zip(contact, self._since_contact, strict=True)]
+        self._since_contact = [
+            0.0 if c else t + dt for c, t in zip(contact, self._since_contact, strict=True)
+        ]
         was_support = self.support.tolist()
-        touchdown_l = [now and c and not sup for now, c, sup in zip(stance_l, contact, was_support,
-                                                                       strict=True)]  # fmt: skip
+        touchdown_l = [
+            now and c and not sup
+            for now, c, sup in zip(stance_l, contact, was_support, strict=True)
+        ]
         # touchdowns and lift-offs are rare: skip the empty updates
         any_lifted = any(lifted_l)
         if any(touchdown_l):
@@ -286,8 +353,12 @@ class Controller:
             self.liftoff[lifted] = foot[lifted, :2]
         # a stance foot supports the body from its strike until lift-off, unless it has lost
         # the ground for longer than a bounce
-        support_l = [(sup or td) and now and t < BOUNCE_S for sup, td, now, t in zip(
-            was_support, touchdown_l, stance_l, self._since_contact, strict=True)]  # fmt: skip
+        support_l = [
+            (sup or td) and now and t < BOUNCE_S
+            for sup, td, now, t in zip(
+                was_support, touchdown_l, stance_l, self._since_contact, strict=True
+            )
+        ]
         self.support = np.array(support_l)
         self.stance = np.array(stance_l)
         ground = self.ground.tolist()  # as floats
@@ -329,26 +400,48 @@ class Controller:
         # each swinging foot aims where it will land; until it bears weight, it keeps aiming
         # where its swing was headed
         if any(in_swing_l):
-            self._swing_plan.place_feet(chains, frame_vel, frame_v_d, H2, offset, strike_l,
-                                        in_swing_l, self.anchor)  # fmt: skip
+            self._swing_plan.place_feet(
+                chains, frame_vel, frame_v_d, H2, offset, strike_l, in_swing_l, self.anchor
+            )
         # stance feet hold the point where they struck, on the ground under each frame (the
         # mean under its two feet), the leg posed as if its frame already stood at the
         # desired height and orientation; swing feet follow their path to the landing point
         g = ground
-        frame_z_d = ((g[0] + g[1]) / 2 + self._height_d[0] + dz_front,
-                     (g[2] + g[3]) / 2 + self._height_d[1] + dz_back)  # fmt: skip
+        frame_z_d = (
+            (g[0] + g[1]) / 2 + self._height_d[0] + dz_front,
+            (g[2] + g[3]) / 2 + self._height_d[1] + dz_back,
+        )
         q_target = self.skeleton_targets
         q_target[self.leg_idx] = self._swing_plan.leg_angles(
-            chains, swing_l, liftoff_l, strike_l, stance_l, support_l, self.liftoff, self.anchor,
-            ground, foot, frame_R, frame_pos, R_desired, frame_z_d, pitch_d, frame_pitch,
-            self.foot_radius)  # fmt: skip
+            chains,
+            swing_l,
+            liftoff_l,
+            strike_l,
+            stance_l,
+            support_l,
+            self.liftoff,
+            self.anchor,
+            ground,
+            foot,
+            frame_R,
+            frame_pos,
+            R_desired,
+            frame_z_d,
+            pitch_d,
+            frame_pitch,
+            self.foot_radius,
+        )
 
         # -------- spine, head, tail
         # the chest's target is the pelvis's, flexed and bent sideways by the spine's waves
-        chest_half_yaw = half_heading if bend == 0.0 else (
-            math.cos(0.5 * (heading + bend)), math.sin(0.5 * (heading + bend)))
+        chest_half_yaw = (
+            half_heading
+            if bend == 0.0
+            else (math.cos(0.5 * (heading + bend)), math.sin(0.5 * (heading + bend)))
+        )
         q_target[self.spine_idx] = legchain.spine_pitch_yaw(
-            pitch_d, pitch_d + flex, *half_heading, *chest_half_yaw, len(self.spine_idx))
+            pitch_d, pitch_d + flex, *half_heading, *chest_half_yaw, len(self.spine_idx)
+        )
         q_target[self.head_pitch_idx] = p["head_pitch_rad"] + dhead - frame_pitch[FRONT]
         q_target[self.tail_pitch_idx] = p["tail_pitch_rad"] + dtail
 
@@ -362,26 +455,53 @@ class Controller:
         # swing itself (only swing legs track a moving target; a leg that just lifted off
         # starts at rest).
         qd_target = self._qd_target
-        legchain.track_targets(q_target, self.lower, self.upper, self._q_target_prev, qd_target,
-                               self.leg_idx, list(map(operator.or_, stance_l, lifted_l)), dt,
-                               MAX_TARGET_RATE, TARGET_RATE_FILTER)  # fmt: skip
+        legchain.track_targets(
+            q_target,
+            self.lower,
+            self.upper,
+            self._q_target_prev,
+            qd_target,
+            self.leg_idx,
+            list(map(operator.or_, stance_l, lifted_l)),
+            dt,
+            MAX_TARGET_RATE,
+            TARGET_RATE_FILTER,
+        )
         gains = self._gains_for(tuple(support_l))
-        legchain.hip_servo(gains, q_target, state.q, qd_target, state.qd, self._hip_idx,
-                           self._hip_servo)  # fmt: skip
+        legchain.hip_servo(
+            gains, q_target, state.q, qd_target, state.qd, self._hip_idx, self._hip_servo
+        )
         tau = self._tau_hold.copy()  # the feed-forward part
 
         # -------- leg-frame virtual forces on the supporting legs, and frame torques
         leg_frames = self.leg_frames
-        leg_frames.forces(frame_pos, frame_vel, frames[:, 2], frame_R, R_desired, H2,
-                          self.speed_now, frame_v_d, turn_rate, frame_z_d, height_rate,
-                          height_accel, yaw_err, frame_w_d, foot, support_l, dt)  # fmt: skip
+        leg_frames.forces(
+            frame_pos,
+            frame_vel,
+            frames[:, 2],
+            frame_R,
+            R_desired,
+            H2,
+            self.speed_now,
+            frame_v_d,
+            turn_rate,
+            frame_z_d,
+            height_rate,
+            height_accel,
+            yaw_err,
+            frame_w_d,
+            foot,
+            support_l,
+            dt,
+        )
         # the legs' feed-forward torques (compiled), their only ones: the supporting feet push
         # on the ground with -F (tau = J^T (-F)), the supporting hips share the frame torque
         # that the swinging hips leave, and the swing legs carry their own weight (base: their
         # leg frame)
         swinging = [not now for now in stance_l]
-        tau[self.leg_idx] = chains.leg_torques(leg_frames.leg_force, leg_frames.frame_torque,
-                                               self._hip_servo, support_l, swinging)
+        tau[self.leg_idx] = chains.leg_torques(
+            leg_frames.leg_force, leg_frames.frame_torque, self._hip_servo, support_l, swinging
+        )
 
         self.phase = (self.phase + dt / period) % 1.0
         self.t += dt

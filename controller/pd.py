@@ -6,18 +6,30 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from controller.kinematics import joint_inertias
-from models import Skeleton
+from quadsim.controller.kinematics import joint_inertias
+from quadsim.models import Skeleton
 
 # Proportional gains [N*m/rad] per joint kind (damping: see gain_arrays).
 DEFAULT_KP: dict[str, float] = {
-    "spine_pitch": 900.0, "spine_yaw": 600.0,
-    "neck_pitch": 150.0, "neck_yaw": 100.0, "head_pitch": 60.0, "head_yaw": 40.0,
-    "tail_pitch": 6.0, "tail_yaw": 6.0,
-    "shoulder_pitch": 400.0, "shoulder_roll": 300.0, "elbow": 400.0, "wrist": 150.0,
+    "spine_pitch": 900.0,
+    "spine_yaw": 600.0,
+    "neck_pitch": 150.0,
+    "neck_yaw": 100.0,
+    "head_pitch": 60.0,
+    "head_yaw": 40.0,
+    "tail_pitch": 6.0,
+    "tail_yaw": 6.0,
+    "shoulder_pitch": 400.0,
+    "shoulder_roll": 300.0,
+    "elbow": 400.0,
+    "wrist": 150.0,
     "fore_toe": 30.0,
-    "hip_pitch": 400.0, "hip_roll": 300.0, "knee": 400.0, "hock": 250.0, "hind_toe": 30.0,
-}  # fmt: skip
+    "hip_pitch": 400.0,
+    "hip_roll": 300.0,
+    "knee": 400.0,
+    "hock": 250.0,
+    "hind_toe": 30.0,
+}
 
 
 def gain_arrays(

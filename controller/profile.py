@@ -6,7 +6,7 @@ import bisect
 import math
 from dataclasses import dataclass
 
-from controller.errors import SimError
+from quadsim.controller.errors import SimError
 
 
 class ProfileError(SimError):
@@ -41,14 +41,18 @@ class Profile:
                     raise ValueError
                 t, v = float(parts[0]), float(parts[1])
             except ValueError:
-                raise ProfileError(f"{what} profile knot {i} ({knot!r}) must be T:V; "
-                                   f"{example}") from None  # fmt: skip
+                raise ProfileError(
+                    f"{what} profile knot {i} ({knot!r}) must be T:V; {example}"
+                ) from None
             if not (math.isfinite(t) and math.isfinite(v)) or t < 0:
-                raise ProfileError(f"{what} profile knot {i} ({knot!r}): time must be >= 0 "
-                                   "and both numbers finite")  # fmt: skip
+                raise ProfileError(
+                    f"{what} profile knot {i} ({knot!r}): time must be >= 0 and both numbers finite"
+                )
             if times and t <= times[-1]:
-                raise ProfileError(f"{what} profile knot {i} ({knot!r}) is out of time order: "
-                                   f"{t:g} s does not come after {times[-1]:g} s")  # fmt: skip
+                raise ProfileError(
+                    f"{what} profile knot {i} ({knot!r}) is out of time order: "
+                    f"{t:g} s does not come after {times[-1]:g} s"
+                )
             times.append(t)
             values.append(v)
         return cls(tuple(times), tuple(values))

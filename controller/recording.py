@@ -8,23 +8,27 @@ from pathlib import Path
 import imageio.v2 as imageio
 import numpy as np
 
-from controller.sim import World
-from controller.state import DogState
+from quadsim.controller.sim import World
+from quadsim.controller.state import DogState
 
 
 class VideoRecorder:
     """Writes an MP4 at `fps` [frames/s] with a camera that follows the dog smoothly."""
 
-    def __init__(self, path: str | Path, fps: int = 30,
-                 size: tuple[int, int] = (640, 480)) -> None:  # fmt: skip
+    def __init__(self, path: str | Path, fps: int = 30, size: tuple[int, int] = (640, 480)) -> None:
         self.path = Path(path)
         self.fps = fps
         self.width, self.height = size
         self.frames = 0
         self._target: np.ndarray | None = None
-        self._writer = imageio.get_writer(str(self.path), fps=fps, codec="libx264",
-                                          quality=7, macro_block_size=8,
-                                          ffmpeg_log_level="error")  # fmt: skip
+        self._writer = imageio.get_writer(
+            str(self.path),
+            fps=fps,
+            codec="libx264",
+            quality=7,
+            macro_block_size=8,
+            ffmpeg_log_level="error",
+        )
 
     def due(self, t: float) -> bool:
         """Whether a frame is due at simulated time `t` [s]."""
@@ -36,8 +40,9 @@ class VideoRecorder:
         goal = state.base_pos + np.array([0.3, 0.0, -0.15])
         # the camera lags behind the dog a little, so the picture does not shake with the body
         self._target = goal if self._target is None else self._target + 0.25 * (goal - self._target)
-        img = world.render(self.width, self.height, self._target, distance=2.0, yaw_deg=35.0,
-                           pitch_deg=-15.0)  # fmt: skip
+        img = world.render(
+            self.width, self.height, self._target, distance=2.0, yaw_deg=35.0, pitch_deg=-15.0
+        )
         if text:
             img = _write_text(img, text)
         self._writer.append_data(img)

@@ -39,22 +39,30 @@ with _silenced_fd(2):
     import pybullet_data
     from pybullet_utils.bullet_client import BulletClient
 
-from controller.errors import SimError
-from controller.kinematics import quat_to_matrix
-from controller.pd import ServoCommand
-from controller.state import DogState
-from models import LEGS, DogSpec, Skeleton, build_skeleton, preset, urdf_text
+from quadsim.controller.errors import SimError
+from quadsim.controller.kinematics import quat_to_matrix
+from quadsim.controller.pd import ServoCommand
+from quadsim.controller.state import DogState
+from quadsim.models import LEGS, DogSpec, Skeleton, build_skeleton, preset, urdf_text
 
 try:
-    from controller.jointservo import read_joint_states, servo_torques
+    from quadsim.controller.jointservo import read_joint_states, servo_torques
 except ImportError as missing:  # a source tree run without installing
-    raise ImportError("controller/jointservo.pyx is compiled when quadsim is installed: run "
-                      "`pip install -e .` (it needs a C compiler and the Python headers)"
-                      ) from missing
+    raise ImportError(
+        "controller/jointservo.pyx is compiled when quadsim is installed: run "
+        "`pip install -e .` (it needs a C compiler and the Python headers)"
+    ) from missing
 
 # Links whose world pose the controller and the logs read every step (besides the base).
-TRACKED_LINKS = ("chest", "head", "tail1", "LF_fore_toe", "RF_fore_toe", "LH_hind_toe",
-                 "RH_hind_toe")  # fmt: skip
+TRACKED_LINKS = (
+    "chest",
+    "head",
+    "tail1",
+    "LF_fore_toe",
+    "RF_fore_toe",
+    "LH_hind_toe",
+    "RH_hind_toe",
+)
 MAX_BASE_SPEED = 30.0  # [m/s]: faster than any dog runs; beyond it the simulation blew up
 MAX_JOINT_SPEED = 200.0  # [rad/s]
 PLANE_HALF_M = 100.0  # plane.urdf's collision box reaches this far from the origin [m]
@@ -75,8 +83,9 @@ class Push:
 
     def __post_init__(self) -> None:
         if not (self.duration > 0 and math.isfinite(self.duration)):
-            raise SimError(f"push duration must be a positive number of seconds, got "
-                           f"{self.duration!r}")  # fmt: skip
+            raise SimError(
+                f"push duration must be a positive number of seconds, got {self.duration!r}"
+            )
         if self.start < 0 or not all(math.isfinite(f) for f in self.force):
             raise SimError(f"push needs a start time >= 0 and a finite force, got {self}")
 
@@ -120,8 +129,9 @@ class World:
                     self._egl_plugin = c.loadPlugin(egl.get_filename(), "_eglRendererPlugin")
         c.setAdditionalSearchPath(pybullet_data.getDataPath())
         c.setGravity(0.0, 0.0, -9.81)
-        c.setPhysicsEngineParameter(fixedTimeStep=self.dt, numSolverIterations=50,
-                                    deterministicOverlappingPairs=1)  # fmt: skip
+        c.setPhysicsEngineParameter(
+            fixedTimeStep=self.dt, numSolverIterations=50, deterministicOverlappingPairs=1
+        )
         self.ground = c.loadURDF("plane.urdf", useFixedBase=True)
         c.changeDynamics(self.ground, -1, lateralFriction=friction)
         self._extend_ground(friction)
@@ -139,17 +149,27 @@ class World:
         unchanged bit for bit."""
         inner, outer = PLANE_HALF_M, GROUND_EXTENT_M
         half_side = 0.5 * (outer - inner)  # a slab's half width beyond the inner square
-        slabs = [((inner + half_side, 0.0), (half_side, outer)),
-                 ((-inner - half_side, 0.0), (half_side, outer)),
-                 ((0.0, inner + half_side), (inner, half_side)),
-                 ((0.0, -inner - half_side), (inner, half_side))]  # fmt: skip
+        slabs = [
+            ((inner + half_side, 0.0), (half_side, outer)),
+            ((-inner - half_side, 0.0), (half_side, outer)),
+            ((0.0, inner + half_side), (inner, half_side)),
+            ((0.0, -inner - half_side), (inner, half_side)),
+        ]
         for (x, y), (hx, hy) in slabs:
-            self._static_box((x, y, -GROUND_SLAB_HALF_M), (hx, hy, GROUND_SLAB_HALF_M),
-                             (0.85, 0.85, 0.85, 1.0), friction)  # fmt: skip
+            self._static_box(
+                (x, y, -GROUND_SLAB_HALF_M),
+                (hx, hy, GROUND_SLAB_HALF_M),
+                (0.85, 0.85, 0.85, 1.0),
+                friction,
+            )
 
-    def _static_box(self, center: tuple[float, float, float],
-                    half_extents: tuple[float, float, float],
-                    rgba: tuple[float, float, float, float], friction: float) -> int:  # fmt: skip
+    def _static_box(
+        self,
+        center: tuple[float, float, float],
+        half_extents: tuple[float, float, float],
+        rgba: tuple[float, float, float, float],
+        friction: float,
+    ) -> int:
         c = self.client
         col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=half_extents)
         vis = c.createVisualShape(pybullet.GEOM_BOX, halfExtents=half_extents, rgbaColor=rgba)
@@ -163,8 +183,7 @@ class World:
             f.write(urdf_text(sk))
             path = f.name
         try:
-            self.dog = c.loadURDF(path, [0.0, 0.0, 1.0],
-                                  flags=pybullet.URDF_USE_INERTIA_FROM_FILE)  # fmt: skip
+            self.dog = c.loadURDF(path, [0.0, 0.0, 1.0], flags=pybullet.URDF_USE_INERTIA_FROM_FILE)
         finally:
             os.unlink(path)
         index_of_joint, index_of_link = {}, {"pelvis": -1}
@@ -178,11 +197,17 @@ class World:
         self.n_joints = len(self.joint_ids)
         self.lower, self.upper, self.torque_limit = sk.limits()
         for link_id in index_of_link.values():
-            c.changeDynamics(self.dog, link_id, lateralFriction=self.friction,
-                             linearDamping=0.0, angularDamping=0.0)  # fmt: skip
+            c.changeDynamics(
+                self.dog,
+                link_id,
+                lateralFriction=self.friction,
+                linearDamping=0.0,
+                angularDamping=0.0,
+            )
         # pybullet drives joints with velocity motors by default: switch them off
-        c.setJointMotorControlArray(self.dog, self.joint_ids, pybullet.VELOCITY_CONTROL,
-                                    forces=[0.0] * self.n_joints)  # fmt: skip
+        c.setJointMotorControlArray(
+            self.dog, self.joint_ids, pybullet.VELOCITY_CONTROL, forces=[0.0] * self.n_joints
+        )
         # the per-step pybullet calls, bound to this client once (BulletClient binds per call)
         self._get_joint_states = c.getJointStates
         self._get_base_pose = c.getBasePositionAndOrientation
@@ -210,8 +235,9 @@ class World:
         self.stand_height = 0.0
         self.place_dog(sk.stand_angles())
 
-    def place_dog(self, joint_angles: np.ndarray, x: float = 0.0, y: float = 0.0,
-                  yaw: float = 0.0) -> None:  # fmt: skip
+    def place_dog(
+        self, joint_angles: np.ndarray, x: float = 0.0, y: float = 0.0, yaw: float = 0.0
+    ) -> None:
         """Put the dog at rest in pose `joint_angles` [rad] with its feet on the ground."""
         c = self.client
         quat = c.getQuaternionFromEuler([0.0, 0.0, yaw])
@@ -234,27 +260,36 @@ class World:
                 top = max(top, cz + hz)
         return top
 
-    def add_box(self, center: tuple[float, float, float], half_extents: tuple[float, float, float],
-                friction: float | None = None) -> int:  # fmt: skip
+    def add_box(
+        self,
+        center: tuple[float, float, float],
+        half_extents: tuple[float, float, float],
+        friction: float | None = None,
+    ) -> int:
         """A static box [m] (a step, a platform, an obstacle); returns its body id."""
         if any(not (h > 0) for h in half_extents):
             raise SimError(f"box half extents must be positive, got {half_extents}")
-        body = self._static_box(center, half_extents, (0.55, 0.5, 0.45, 1.0),
-                                self.friction if friction is None else friction)  # fmt: skip
+        body = self._static_box(
+            center,
+            half_extents,
+            (0.55, 0.5, 0.45, 1.0),
+            self.friction if friction is None else friction,
+        )
         self.terrain.append(body)
         self._boxes.append((tuple(center), tuple(half_extents)))
         return body
 
-    def add_platform(self, x_start: float, length: float, height: float,
-                     width: float = 2.0) -> int:  # fmt: skip
+    def add_platform(self, x_start: float, length: float, height: float, width: float = 2.0) -> int:
         """A platform of `height` [m] starting at x = `x_start` [m] across the dog's path."""
-        return self.add_box((x_start + 0.5 * length, 0.0, 0.5 * height),
-                            (0.5 * length, 0.5 * width, 0.5 * height))  # fmt: skip
+        return self.add_box(
+            (x_start + 0.5 * length, 0.0, 0.5 * height), (0.5 * length, 0.5 * width, 0.5 * height)
+        )
 
     def add_push(self, push: Push) -> None:
         if push.link not in self.link_ids:
-            raise SimError(f"unknown link {push.link!r} for a push; links: "
-                           f"{', '.join(sorted(self.link_ids))}")  # fmt: skip
+            raise SimError(
+                f"unknown link {push.link!r} for a push; links: {', '.join(sorted(self.link_ids))}"
+            )
         self.pushes.append(push)
 
     # ---------------------------------------------------------------- the step
@@ -266,8 +301,13 @@ class World:
         feet = []
         for toe, oz in zip(toe_states, self._foot_z_offset, strict=True):
             (px, py, pz), (x, y, z, w) = toe[4], toe[5]
-            feet.append([px + 2 * (x * z + w * y) * oz, py + 2 * (y * z - w * x) * oz,
-                         pz + (1 - 2 * (x * x + y * y)) * oz])  # fmt: skip
+            feet.append(
+                [
+                    px + 2 * (x * z + w * y) * oz,
+                    py + 2 * (y * z - w * x) * oz,
+                    pz + (1 - 2 * (x * x + y * y)) * oz,
+                ]
+            )
         return np.array(feet)
 
     def read_state(self) -> DogState:
@@ -277,9 +317,15 @@ class World:
         ls = self._get_link_states(dog, self._tracked_ids, computeLinkVelocity=1)
         # one array, row 0 the base and a row per link: position, quaternion, velocity,
         # angular velocity; the state's fields are views of it (fewer conversions)
-        motion = np.fromiter(chain.from_iterable(chain(
-            self._get_base_pose(dog), self._get_base_velocity(dog),
-            *map(_LINK_MOTION, ls))), float, 13 * (len(ls) + 1)).reshape(-1, 13)  # fmt: skip
+        motion = np.fromiter(
+            chain.from_iterable(
+                chain(
+                    self._get_base_pose(dog), self._get_base_velocity(dog), *map(_LINK_MOTION, ls)
+                )
+            ),
+            float,
+            13 * (len(ls) + 1),
+        ).reshape(-1, 13)
         base, links = motion[0], motion[1:]
         foot_contact = np.zeros(4, dtype=bool)
         torso_contact = False
@@ -292,14 +338,22 @@ class World:
             elif cp[3] in self._torso_ids:
                 torso_contact = True
         return DogState(
-            t=self.t, q=q, qd=qd,
-            base_pos=base[:3], base_quat=base[3:7], base_vel=base[7:10], base_angvel=base[10:],
-            link_names=TRACKED_LINKS, link_pos=links[:, :3], link_quat=links[:, 3:7],
-            link_vel=links[:, 7:10], link_angvel=links[:, 10:],
+            t=self.t,
+            q=q,
+            qd=qd,
+            base_pos=base[:3],
+            base_quat=base[3:7],
+            base_vel=base[7:10],
+            base_angvel=base[10:],
+            link_names=TRACKED_LINKS,
+            link_pos=links[:, :3],
+            link_quat=links[:, 3:7],
+            link_vel=links[:, 7:10],
+            link_angvel=links[:, 10:],
             foot_pos=self._foot_world(ls[3:]),
             foot_contact=foot_contact,
             torso_contact=torso_contact,
-        )  # fmt: skip
+        )
 
     def marker_positions(self) -> np.ndarray:
         """World positions (M, 3) [m] of the skeleton's markers, in `marker_names` order."""
@@ -338,25 +392,35 @@ class World:
             self._nonfinite_torque = True
             tau = np.zeros(self.n_joints)
         applied = self.clip_torques(tau)
-        self._set_joint_motors(self.dog, self.joint_ids, pybullet.TORQUE_CONTROL,
-                               forces=applied.tolist())
+        self._set_joint_motors(
+            self.dog, self.joint_ids, pybullet.TORQUE_CONTROL, forces=applied.tolist()
+        )
         return applied
 
     _nonfinite_torque = False
 
-    def drive(self, command: ServoCommand, q: np.ndarray | None = None,
-              qd: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+    def drive(
+        self, command: ServoCommand, q: np.ndarray | None = None, qd: np.ndarray | None = None
+    ) -> np.ndarray:
         """One physics step of the joint servo: apply `command`'s torques for the joints now,
         as apply(command.torques(q, qd)) does, the same floats, compiled (it runs at the
         physics rate). q, qd: the joint angles [rad] and rates [rad/s] just read (a state
         read this step); otherwise the joints are read here. Returns the torques applied
         [N*m]: a buffer the next call overwrites (copy it to keep it)."""
         if q is None or qd is None:
-            read_joint_states(self._get_joint_states(self.dog, self.joint_ids), self._q,
-                              self._qd)  # fmt: skip
+            read_joint_states(self._get_joint_states(self.dog, self.joint_ids), self._q, self._qd)
             q, qd = self._q, self._qd
-        forces = servo_torques(q, qd, command.tau_ff, command.q_target, command.qd_target,
-                               command.kp, command.kd, self.torque_limit, self._applied)
+        forces = servo_torques(
+            q,
+            qd,
+            command.tau_ff,
+            command.q_target,
+            command.qd_target,
+            command.kp,
+            command.kd,
+            self.torque_limit,
+            self._applied,
+        )
         if forces is None:  # not finite: zeros are applied and the step reports it
             self._nonfinite_torque = True
             forces = self._applied.tolist()
@@ -368,20 +432,26 @@ class World:
         for push in self.pushes:
             if push.start <= self.t < push.start + push.duration:
                 link = self.link_ids[push.link]
-                pos = (self.client.getBasePositionAndOrientation(self.dog)[0] if link < 0
-                       else self.client.getLinkState(self.dog, link)[0])  # fmt: skip
-                self.client.applyExternalForce(self.dog, link, push.force, pos,
-                                               pybullet.WORLD_FRAME)  # fmt: skip
+                pos = (
+                    self.client.getBasePositionAndOrientation(self.dog)[0]
+                    if link < 0
+                    else self.client.getLinkState(self.dog, link)[0]
+                )
+                self.client.applyExternalForce(
+                    self.dog, link, push.force, pos, pybullet.WORLD_FRAME
+                )
         self._step_simulation()
         self.t += self.dt
 
     def status(self, state: DogState) -> str:
-        """"ok", "fell" (torso or head on the ground, or the base too low) or "unstable"."""
+        """ "ok", "fell" (torso or head on the ground, or the base too low) or "unstable"."""
         if (
             self._nonfinite_torque
             # (the reductions called directly: ndarray.all and .max add Python-level wrappers)
-            or not (np.logical_and.reduce(np.isfinite(state.q))
-                    and np.logical_and.reduce(np.isfinite(state.base_pos)))
+            or not (
+                np.logical_and.reduce(np.isfinite(state.q))
+                and np.logical_and.reduce(np.isfinite(state.base_pos))
+            )
             or math.sqrt(state.base_vel.dot(state.base_vel)) > MAX_BASE_SPEED  # the norm
             or np.maximum.reduce(np.abs(state.qd)) > MAX_JOINT_SPEED
         ):
@@ -392,18 +462,36 @@ class World:
         return "ok"
 
     # ---------------------------------------------------------------- pictures
-    def render(self, width: int, height: int, target: np.ndarray, distance: float = 2.2,
-               yaw_deg: float = 50.0, pitch_deg: float = -18.0) -> np.ndarray:  # fmt: skip
+    def render(
+        self,
+        width: int,
+        height: int,
+        target: np.ndarray,
+        distance: float = 2.2,
+        yaw_deg: float = 50.0,
+        pitch_deg: float = -18.0,
+    ) -> np.ndarray:
         """An RGB image (height, width, 3) uint8 of the scene, camera looking at `target`."""
         c = self.client
-        view = c.computeViewMatrixFromYawPitchRoll(list(map(float, target)), distance,
-                                                   yaw_deg, pitch_deg, 0.0, 2)  # fmt: skip
+        view = c.computeViewMatrixFromYawPitchRoll(
+            list(map(float, target)), distance, yaw_deg, pitch_deg, 0.0, 2
+        )
         proj = c.computeProjectionMatrixFOV(50.0, width / height, 0.05, 50.0)
-        renderer = (pybullet.ER_BULLET_HARDWARE_OPENGL if self._egl_plugin >= 0
-                    else pybullet.ER_TINY_RENDERER)  # fmt: skip
+        renderer = (
+            pybullet.ER_BULLET_HARDWARE_OPENGL
+            if self._egl_plugin >= 0
+            else pybullet.ER_TINY_RENDERER
+        )
         with _silenced_fd(1):
-            img = c.getCameraImage(width, height, view, proj, renderer=renderer,
-                                   lightDirection=[1.0, 1.0, 2.0], shadow=1)  # fmt: skip
+            img = c.getCameraImage(
+                width,
+                height,
+                view,
+                proj,
+                renderer=renderer,
+                lightDirection=[1.0, 1.0, 2.0],
+                shadow=1,
+            )
         rgba = np.asarray(img[2], dtype=np.uint8).reshape(height, width, 4)
         return rgba[:, :, :3].copy()
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import numpy as np
 
-from controller.drive import Driver, gaits_used
-from controller.episode import RunResult, run_episode, summarize
-from controller.loop import Controller
-from controller.profile import Profile
-from controller.recording import VideoRecorder
-from controller.sim import Push, World
-from gaits.params import GaitParams
-from gaits.schedule import GaitSchedule
-from models import DogSpec
+from quadsim.controller.drive import Driver, gaits_used
+from quadsim.controller.episode import RunResult, run_episode, summarize
+from quadsim.controller.loop import Controller
+from quadsim.controller.profile import Profile
+from quadsim.controller.recording import VideoRecorder
+from quadsim.controller.sim import Push, World
+from quadsim.gaits.params import GaitParams
+from quadsim.gaits.schedule import GaitSchedule
+from quadsim.models import DogSpec
 
 CONTROL_DT = 1e-3  # [s] the controller runs at 1 kHz; the joint servo at the physics rate
 AUTO = "auto"  # the gait name that lets the speed choose the gait
@@ -53,36 +53,53 @@ def simulate(
         gait.check_speed(speed.max)
     rng = np.random.default_rng(seed)
     with World(spec, gui=gui, renderer="egl" if record else None) as world:
-        world.place_dog(world.skeleton.stand_angles()
-                        + rng.normal(0.0, START_POSE_NOISE_RAD, world.n_joints))  # fmt: skip
+        world.place_dog(
+            world.skeleton.stand_angles() + rng.normal(0.0, START_POSE_NOISE_RAD, world.n_joints)
+        )
         for push in pushes:
             world.add_push(push)
         controller = Controller(world.skeleton, gait, dt=CONTROL_DT, servo_dt=world.dt)
-        driver = Driver(controller, speed, heading_deg=heading_deg, turn_rate_dps=turn_rate_dps,
-                        schedule=schedule)  # fmt: skip
+        driver = Driver(
+            controller,
+            speed,
+            heading_deg=heading_deg,
+            turn_rate_dps=turn_rate_dps,
+            schedule=schedule,
+        )
         recorder = VideoRecorder(record) if record else None
         try:
-            result = run_episode(world, driver, duration_s, control_hz=1.0 / CONTROL_DT,
-                                 recorder=recorder,
-                                 progress=progress, log_hz=log_hz,
-                                 extra_log=driver.log_fields,
-                                 caption=driver.caption if schedule else None)  # fmt: skip
+            result = run_episode(
+                world,
+                driver,
+                duration_s,
+                control_hz=1.0 / CONTROL_DT,
+                recorder=recorder,
+                progress=progress,
+                log_hz=log_hz,
+                extra_log=driver.log_fields,
+                caption=driver.caption if schedule else None,
+            )
         finally:
             if recorder is not None:
                 recorder.close()
-    summary = summarize(result, gait=AUTO if schedule else gait.gait,
-                        speed_cmd=speed_mps if isinstance(speed_mps, float | int) else speed.max,
-                        duration_s=duration_s, seed=seed)  # fmt: skip
+    summary = summarize(
+        result,
+        gait=AUTO if schedule else gait.gait,
+        speed_cmd=speed_mps if isinstance(speed_mps, float | int) else speed.max,
+        duration_s=duration_s,
+        seed=seed,
+    )
     if schedule is not None:
         result.log["gait_names"] = np.array(schedule.names)
-        summary["gaits_used"] = gaits_used(result.log["t"], result.log["gait_index"],
-                                           schedule.names)  # fmt: skip
+        summary["gaits_used"] = gaits_used(
+            result.log["t"], result.log["gait_index"], schedule.names
+        )
     return result, summary
 
 
 def parse_push(text: str) -> Push:
     """A push from "T:FX,FY,FZ:DUR" (time [s], force [N] in the world frame, duration [s])."""
-    from controller.errors import SimError
+    from quadsim.controller.errors import SimError
 
     parts = text.split(":")
     try:
@@ -93,5 +110,7 @@ def parse_push(text: str) -> Push:
             raise ValueError
         return Push(start=float(parts[0]), force=force, duration=float(parts[2]))  # type: ignore[arg-type]
     except ValueError:
-        raise SimError(f"push {text!r} must look like T:FX,FY,FZ:DUR, e.g. 10:0,200,0:0.1 "
-                       "(time s, force N, duration s)") from None  # fmt: skip
+        raise SimError(
+            f"push {text!r} must look like T:FX,FY,FZ:DUR, e.g. 10:0,200,0:0.1 "
+            "(time s, force N, duration s)"
+        ) from None

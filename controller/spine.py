@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from controller.kinematics import quat_rows
+from quadsim.controller.kinematics import quat_rows
 
 # Float math throughout (numpy's per-call cost dwarfs the arithmetic on four numbers); the
 # sines, cosines and arctangents are math's (libm's, as numpy's float64 ones: the same
@@ -28,7 +28,7 @@ def _multiply(a: Sequence[float], b: Sequence[float]) -> list[float]:
         aw * by - ax * bz + ay * bw + az * bx,
         aw * bz + ax * by - ay * bx + az * bw,
         aw * bw - ax * bx - ay * by - az * bz,
-    ]  # fmt: skip
+    ]
 
 
 def quat_conjugate(q: np.ndarray) -> np.ndarray:
@@ -65,8 +65,9 @@ def _power(q: Sequence[float], fraction: float) -> list[float]:
     return [x / norm * s, y / norm * s, z / norm * s, math.cos(half)]
 
 
-def split_spine(q_back: np.ndarray | Sequence[float], q_front: np.ndarray | Sequence[float],
-                n_joints: int) -> np.ndarray:  # fmt: skip
+def split_spine(
+    q_back: np.ndarray | Sequence[float], q_front: np.ndarray | Sequence[float], n_joints: int
+) -> np.ndarray:
     """Pitch and yaw targets (n_joints, 2) [rad] that turn the back leg frame's orientation
     `q_back` into the front's `q_front` (xyzw) in `n_joints` equal rotations, each joint
     rotating pitch (about its y) then yaw (about its z)."""

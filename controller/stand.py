@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from controller.kinematics import LegKinematics, quat_to_matrix
-from controller.pd import ServoCommand, gain_arrays
-from controller.state import DogState
-from models import FORE, LEGS, Skeleton
+from quadsim.controller.kinematics import LegKinematics, quat_to_matrix
+from quadsim.controller.pd import ServoCommand, gain_arrays
+from quadsim.controller.state import DogState
+from quadsim.models import FORE, LEGS, Skeleton
 
 GRAVITY = 9.81  # [m/s^2]
 
@@ -26,16 +26,21 @@ def leg_kinematics(skeleton: Skeleton) -> tuple[LegKinematics, np.ndarray]:
 class StandController:
     """Holds the standing pose: joint PD plus each foot pushing down its share of the weight."""
 
-    def __init__(self, skeleton: Skeleton, front_weight_share: float = 0.6,
-                 servo_dt: float = 2.5e-4) -> None:  # fmt: skip
+    def __init__(
+        self, skeleton: Skeleton, front_weight_share: float = 0.6, servo_dt: float = 2.5e-4
+    ) -> None:
         self.skeleton = skeleton
         self.q_stand = skeleton.stand_angles()
         self.kp, self.kd = gain_arrays(skeleton, dt=servo_dt)
         self._zero = np.zeros(len(self.q_stand))
         self.legs, self.leg_idx = leg_kinematics(skeleton)
         weight = skeleton.total_mass * GRAVITY
-        share = np.array([front_weight_share if leg in FORE else 1 - front_weight_share
-                          for leg in LEGS]) / 2  # fmt: skip
+        share = (
+            np.array(
+                [front_weight_share if leg in FORE else 1 - front_weight_share for leg in LEGS]
+            )
+            / 2
+        )
         self.foot_force_world = np.zeros((4, 3))
         self.foot_force_world[:, 2] = -weight * share  # each foot pushes down on the ground
 

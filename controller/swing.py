@@ -25,22 +25,37 @@ def foot_placement(
     hip_ground: (4, 2) hip positions now [m]; v: (4, 2) leg-frame velocities [m/s];
     time_to_strike, stance_time: (4,) [s]; offset, feedback: (4, 2) [m].
     """
-    return np.array(foot_placement_rows(*(np.asarray(a, dtype=float).tolist() for a in (
-        hip_ground, v, time_to_strike, stance_time, offset, feedback))))  # fmt: skip
+    return np.array(
+        foot_placement_rows(
+            *(
+                np.asarray(a, dtype=float).tolist()
+                for a in (hip_ground, v, time_to_strike, stance_time, offset, feedback)
+            )
+        )
+    )
 
 
-def foot_placement_rows(hip_ground: Sequence[Sequence[float]], v: Sequence[Sequence[float]],
-                        time_to_strike: Sequence[float], stance_time: Sequence[float],
-                        offset: Sequence[Sequence[float]],
-                        feedback: Sequence[Sequence[float]]) -> list[list[float]]:  # fmt: skip
+def foot_placement_rows(
+    hip_ground: Sequence[Sequence[float]],
+    v: Sequence[Sequence[float]],
+    time_to_strike: Sequence[float],
+    stance_time: Sequence[float],
+    offset: Sequence[Sequence[float]],
+    feedback: Sequence[Sequence[float]],
+) -> list[list[float]]:
     """foot_placement in float math from per-leg lists, as lists (the control step's
     compiled controller.legchain.SwingPlan.place_feet does the same)."""
     landing = []
     for hip_k, v_k, t, t_stance, offset_k, feedback_k in zip(
-            hip_ground, v, time_to_strike, stance_time, offset, feedback, strict=True):  # fmt: skip
+        hip_ground, v, time_to_strike, stance_time, offset, feedback, strict=True
+    ):
         ahead = t + 0.5 * t_stance  # how long the hip moves on: to the strike, half a stance
-        landing.append([h + v_i * ahead + o + fb for h, v_i, o, fb in zip(
-            hip_k, v_k, offset_k, feedback_k, strict=True)])  # fmt: skip
+        landing.append(
+            [
+                h + v_i * ahead + o + fb
+                for h, v_i, o, fb in zip(hip_k, v_k, offset_k, feedback_k, strict=True)
+            ]
+        )
     return landing
 
 
@@ -67,8 +82,9 @@ def swing_path(
     """
     n = len(progress)
     path = SwingPath(height, touch_at, reach_below_m, shape, n)
-    return np.array(path(liftoff.tolist(), landing.tolist(), progress.tolist(),
-                         _per_leg(ground, n)))  # fmt: skip
+    return np.array(
+        path(liftoff.tolist(), landing.tolist(), progress.tolist(), _per_leg(ground, n))
+    )
 
 
 class SwingPath:
@@ -76,19 +92,27 @@ class SwingPath:
     the reference of the control step's compiled controller.legchain.SwingPlan, the same
     floats. n: the number of legs (height and shape may give one value for all)."""
 
-    def __init__(self, height: np.ndarray | float, touch_at: float = 0.85,
-                 reach_below_m: float = 0.02,
-                 shape: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
-                 n: int = 4) -> None:  # fmt: skip
+    def __init__(
+        self,
+        height: np.ndarray | float,
+        touch_at: float = 0.85,
+        reach_below_m: float = 0.02,
+        shape: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+        n: int = 4,
+    ) -> None:
         self.touch_at, self.reach_below_m = touch_at, reach_below_m
         lift_skew, reach_early = shape
         self._height = _per_leg(height, n)
         self._skew = None if lift_skew is None else _per_leg(lift_skew * height, n)
         self._early = None if reach_early is None else _per_leg(reach_early, n)
 
-    def __call__(self, liftoff: Sequence[Sequence[float]], landing: Sequence[Sequence[float]],
-                 progress: Sequence[float],
-                 ground: Sequence[float]) -> list[list[float]]:  # fmt: skip
+    def __call__(
+        self,
+        liftoff: Sequence[Sequence[float]],
+        landing: Sequence[Sequence[float]],
+        progress: Sequence[float],
+        ground: Sequence[float],
+    ) -> list[list[float]]:
         """Foot targets [m], as `swing_path`, as a list of (x, y, z) per leg, from per-leg floats
         of lift-off and landing points, progress and ground."""
         # float math per leg (numpy's per-call cost dwarfs the arithmetic on four legs), in the
@@ -104,8 +128,18 @@ class SwingPath:
         early = [None] * n if self._early is None else self._early
         out = []
         for p, u_k, b, k_h, c, r, start, end, h, g in zip(
-                progress, u, bump, skew, cos_pi_u, early, liftoff, landing,
-                self._height, ground, strict=True):  # fmt: skip
+            progress,
+            u,
+            bump,
+            skew,
+            cos_pi_u,
+            early,
+            liftoff,
+            landing,
+            self._height,
+            ground,
+            strict=True,
+        ):
             s = min(max(p, 0.0), 1.0)
             blend = u_k * u_k * (3.0 - 2.0 * u_k)
             if r is not None:
@@ -114,8 +148,13 @@ class SwingPath:
             if k_h is not None:
                 lift = lift + k_h * (b * b * c)
             sink = -reach_below_m * max(s - touch_at, 0.0) / (1.0 - touch_at)
-            out.append([start[0] + (end[0] - start[0]) * blend,
-                        start[1] + (end[1] - start[1]) * blend, g + lift + sink])  # fmt: skip
+            out.append(
+                [
+                    start[0] + (end[0] - start[0]) * blend,
+                    start[1] + (end[1] - start[1]) * blend,
+                    g + lift + sink,
+                ]
+            )
         return out
 
 
@@ -140,10 +179,12 @@ def foot_angles(
     `off_value` over the last `lead_off` [s] before lift-off (toe-off); in swing from the
     lift-off value through `swing_value` at mid-swing, then to `strike_value` over the last
     `lead_strike` [s] before the expected strike (foot-strike anticipation)."""
-    angles = FootAngles((lead_off, lead_strike),
-                        [(stance_value, swing_value, off_value, strike_value)])  # fmt: skip
-    return np.array(angles(swing_progress.tolist(), time_to_liftoff.tolist(),
-                           time_to_strike.tolist())[0])  # fmt: skip
+    angles = FootAngles(
+        (lead_off, lead_strike), [(stance_value, swing_value, off_value, strike_value)]
+    )
+    return np.array(
+        angles(swing_progress.tolist(), time_to_liftoff.tolist(), time_to_strike.tolist())[0]
+    )
 
 
 class FootAngles:
@@ -154,19 +195,32 @@ class FootAngles:
     leads: (lead_off, lead_strike) per leg [s]; joints: per joint, its (stance_value,
     swing_value, off_value, strike_value), each per leg [rad]."""
 
-    def __init__(self, leads: tuple[np.ndarray, np.ndarray],
-                 joints: list[tuple[np.ndarray, ...]]) -> None:  # fmt: skip
+    def __init__(
+        self, leads: tuple[np.ndarray, np.ndarray], joints: list[tuple[np.ndarray, ...]]
+    ) -> None:
         lead_off, lead_strike = (np.asarray(lead, dtype=float) for lead in leads)
         # per leg: (span_off, on_off, span_strike, on_strike); a lead of 0 is a step
-        self._legs = list(zip(np.maximum(lead_off, 1e-6).tolist(), (lead_off > 0).tolist(),
-                              np.maximum(lead_strike, 1e-6).tolist(),
-                              (lead_strike > 0).tolist(), strict=True))  # fmt: skip
+        self._legs = list(
+            zip(
+                np.maximum(lead_off, 1e-6).tolist(),
+                (lead_off > 0).tolist(),
+                np.maximum(lead_strike, 1e-6).tolist(),
+                (lead_strike > 0).tolist(),
+                strict=True,
+            )
+        )
         # per joint, per leg: (stance, swing, off, strike)
-        self._values = [list(zip(*(np.asarray(v, dtype=float).tolist() for v in values),
-                                 strict=True)) for values in joints]  # fmt: skip
+        self._values = [
+            list(zip(*(np.asarray(v, dtype=float).tolist() for v in values), strict=True))
+            for values in joints
+        ]
 
-    def __call__(self, swing_progress: Sequence[float], time_to_liftoff: Sequence[float],
-                 time_to_strike: Sequence[float]) -> list[list[float]]:  # fmt: skip
+    def __call__(
+        self,
+        swing_progress: Sequence[float],
+        time_to_liftoff: Sequence[float],
+        time_to_strike: Sequence[float],
+    ) -> list[list[float]]:
         """Per joint, the angle of each leg [rad] (lists of floats), from per-leg floats."""
         angles: list[list[float]] = [[] for _ in self._values]  # per joint
         legs = zip(self._legs, swing_progress, time_to_liftoff, time_to_strike, strict=True)

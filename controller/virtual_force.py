@@ -12,8 +12,12 @@ def jt_force(jac_world: np.ndarray, force_world: np.ndarray) -> np.ndarray:
     `force_world` (..., 3) [N] on what they touch: tau = J^T F."""
     jac = np.asarray(jac_world, dtype=float)
     force = np.asarray(force_world, dtype=float)
-    rows = [jt_force_row(J, F) for J, F in zip(
-        jac.reshape(-1, 3, jac.shape[-1]).tolist(), force.reshape(-1, 3).tolist(), strict=True)]
+    rows = [
+        jt_force_row(J, F)
+        for J, F in zip(
+            jac.reshape(-1, 3, jac.shape[-1]).tolist(), force.reshape(-1, 3).tolist(), strict=True
+        )
+    ]
     return np.array(rows).reshape(jac.shape[:-2] + jac.shape[-1:])
 
 

@@ -11,8 +11,14 @@ import numpy as np
 
 FEET = ("LF", "RF", "LH", "RH")
 # The footfall order each named gait must show (see footfall_pattern).
-PATTERN_OF_GAIT = {"walk": "lateral-walk", "trot": "trot", "pace": "pace", "canter": "canter",
-                   "transverse-gallop": "transverse-gallop", "rotary-gallop": "rotary-gallop"}
+PATTERN_OF_GAIT = {
+    "walk": "lateral-walk",
+    "trot": "trot",
+    "pace": "pace",
+    "canter": "canter",
+    "transverse-gallop": "transverse-gallop",
+    "rotary-gallop": "rotary-gallop",
+}
 # In a symmetrical run, pairs this far apart [stride] still land as couplets: Hildebrand's
 # line halfway between a couplet and evenly spaced beats (a quarter of a stride apart).
 RUN_COUPLETS_APART = 0.125
@@ -24,17 +30,23 @@ def touchdowns(t: np.ndarray, contact: np.ndarray) -> list[np.ndarray]:
     return [t[1:][(~c[:-1, k]) & c[1:, k]] for k in range(c.shape[1])]
 
 
-def clean_contacts(t: np.ndarray, contact: np.ndarray, min_stance_s: float = 0.02,
-                   max_bounce_s: float = 0.03) -> np.ndarray:  # fmt: skip
+def clean_contacts(
+    t: np.ndarray, contact: np.ndarray, min_stance_s: float = 0.02, max_bounce_s: float = 0.03
+) -> np.ndarray:
     """Contacts with gaps shorter than `max_bounce_s` [s] filled (a foot bouncing as it
     lands), then contacts shorter than `min_stance_s` [s] dropped (a foot skimming)."""
     c = ~_drop_short_runs(~np.asarray(contact, dtype=bool), t, max_bounce_s)
     return _drop_short_runs(c, t, min_stance_s)
 
 
-def footfall_stats(t: np.ndarray, contact: np.ndarray, min_stance_s: float = 0.02,
-                   max_bounce_s: float = 0.03, min_period_s: float = 0.15,
-                   max_period_s: float = 2.0) -> dict:  # fmt: skip
+def footfall_stats(
+    t: np.ndarray,
+    contact: np.ndarray,
+    min_stance_s: float = 0.02,
+    max_bounce_s: float = 0.03,
+    min_period_s: float = 0.15,
+    max_period_s: float = 2.0,
+) -> dict:
     """Duty factor per foot, stride period [s] and touchdown phase relative to LH in [0, 1).
 
     The period is the first strong peak of the contacts' autocorrelation within
@@ -68,8 +80,9 @@ def footfall_stats(t: np.ndarray, contact: np.ndarray, min_stance_s: float = 0.0
     return {"duty_factor": duty, "phase_offset": phase, "stride_period_s": round(period, 4)}
 
 
-def contact_by_phase(phase: np.ndarray, contact: np.ndarray, planned_stance: np.ndarray,
-                     bins: int = 40) -> dict:  # fmt: skip
+def contact_by_phase(
+    phase: np.ndarray, contact: np.ndarray, planned_stance: np.ndarray, bins: int = 40
+) -> dict:
     """Where a run's contacts depart from its gait graph, stride by stride.
 
     phase: (T,) gait phase [0, 1); contact, planned_stance: (T, 4) bool, feet LF, RF, LH,
@@ -85,16 +98,24 @@ def contact_by_phase(phase: np.ndarray, contact: np.ndarray, planned_stance: np.
     which = np.minimum((phase * bins).astype(int), bins - 1)
     count = np.bincount(which, minlength=bins).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        per_bin = {name: np.stack([np.bincount(which, weights=x[:, k], minlength=bins) / count
-                                   for k in range(4)], axis=1)
-                   for name, x in (("contact", contact), ("planned", planned))}  # fmt: skip
+        per_bin = {
+            name: np.stack(
+                [np.bincount(which, weights=x[:, k], minlength=bins) / count for k in range(4)],
+                axis=1,
+            )
+            for name, x in (("contact", contact), ("planned", planned))
+        }
     stance_in, swing_in = {}, {}
     for k, foot in enumerate(FEET):
         on, plan = contact[:, k], planned[:, k]
         stance_in[foot] = round(float(on[plan].mean()), 4) if plan.any() else None
         swing_in[foot] = round(float(on[~plan].mean()), 4) if (~plan).any() else None
-    return {"phase": (np.arange(bins) + 0.5) / bins, **per_bin,
-            "stance_in_contact": stance_in, "swing_in_contact": swing_in}
+    return {
+        "phase": (np.arange(bins) + 0.5) / bins,
+        **per_bin,
+        "stance_in_contact": stance_in,
+        "swing_in_contact": swing_in,
+    }
 
 
 def _period_steps(x: np.ndarray, lo: int, hi: int) -> int | None:
@@ -147,8 +168,11 @@ def beats(offsets: dict[str, float], together: float = 0.08) -> list[list[str]]:
     return out
 
 
-def footfall_pattern(offsets: dict[str, float | None], together: float = 0.08,
-                     duty: dict[str, float | None] | None = None) -> str:  # fmt: skip
+def footfall_pattern(
+    offsets: dict[str, float | None],
+    together: float = 0.08,
+    duty: dict[str, float | None] | None = None,
+) -> str:
     """Name the footfall order of phase offsets: "trot" (diagonal pairs), "pace" (lateral
     pairs), "bound" (fore pair, hind pair), "lateral-walk" / "diagonal-walk" (four beats,
     a hind foot followed by the fore foot of its own / the other side), "canter" (one hind,
@@ -168,8 +192,10 @@ def footfall_pattern(offsets: dict[str, float | None], together: float = 0.08,
     factors with a None in them are not used."""
     missing = sorted(f for f in FEET if offsets.get(f) is None)
     if missing:
-        raise ValueError(f"no phase offset for {', '.join(missing)} (a foot that did not step "
-                         "has no place in the footfall order); feet: " + ", ".join(FEET))
+        raise ValueError(
+            f"no phase offset for {', '.join(missing)} (a foot that did not step "
+            "has no place in the footfall order); feet: " + ", ".join(FEET)
+        )
     if duty is not None and None not in duty.values():  # else the timing alone
         if sum(duty.values()) > 0.5 * len(duty):
             together = 0.5 * together
@@ -207,5 +233,7 @@ def footfall_pattern(offsets: dict[str, float | None], together: float = 0.08,
 def _symmetrical(offsets: dict[str, float], tolerance: float = 0.1) -> bool:
     """Hildebrand's symmetrical gaits: the two hind feet, and the two fore feet, land half a
     stride apart (within `tolerance` [stride])."""
-    return all(abs((offsets[right] - offsets[left]) % 1.0 - 0.5) <= tolerance
-               for left, right in (("LH", "RH"), ("LF", "RF")))  # fmt: skip
+    return all(
+        abs((offsets[right] - offsets[left]) % 1.0 - 0.5) <= tolerance
+        for left, right in (("LH", "RH"), ("LF", "RF"))
+    )

@@ -7,8 +7,8 @@ from functools import cached_property
 
 import numpy as np
 
-from gaits.errors import GaitError
-from gaits.footfalls import footfall_pattern
+from quadsim.gaits.errors import GaitError
+from quadsim.gaits.footfalls import footfall_pattern
 
 LEGS = ("LF", "RF", "LH", "RH")
 
@@ -27,13 +27,16 @@ class GaitGraph:
             raise GaitError(f"gait period must be in [0.1, 3] s, got {self.period_s}")
         for leg, s, d in zip(LEGS, self.swing_start, self.swing_duration, strict=True):
             if not (0.0 <= s < 1.0 and 0.05 <= d <= 0.95):
-                raise GaitError(f"swing of {leg} must start in [0, 1) and last 0.05-0.95 of "
-                                f"the stride, got start {s}, duration {d}")  # fmt: skip
+                raise GaitError(
+                    f"swing of {leg} must start in [0, 1) and last 0.05-0.95 of "
+                    f"the stride, got start {s}, duration {d}"
+                )
 
     @cached_property
     def _legs(self) -> list[tuple[float, float]]:  # per leg (start, duration), made once
-        return [(float(s), float(d)) for s, d in zip(self.swing_start, self.swing_duration,
-                                                      strict=True)]  # fmt: skip
+        return [
+            (float(s), float(d)) for s, d in zip(self.swing_start, self.swing_duration, strict=True)
+        ]
 
     @property
     def duty_factor(self) -> np.ndarray:
@@ -70,5 +73,6 @@ class GaitGraph:
 
     def footfall_pattern(self) -> str:
         """The planned footfall order, named as gaits.footfalls.footfall_pattern names it."""
-        return footfall_pattern(self.phase_offsets(),
-                                duty=dict(zip(LEGS, self.duty_factor.tolist(), strict=True)))
+        return footfall_pattern(
+            self.phase_offsets(), duty=dict(zip(LEGS, self.duty_factor.tolist(), strict=True))
+        )

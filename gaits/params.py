@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 import tomli_w
 
-from gaits.errors import GaitError
-from gaits.graph import LEGS, GaitGraph
-from gaits.waves import HARMONICS, WAVES, amplitude_name, phase_name
+from quadsim.gaits.errors import GaitError
+from quadsim.gaits.graph import LEGS, GaitGraph
+from quadsim.gaits.waves import HARMONICS, WAVES, amplitude_name, phase_name
 
 SCHEMA_VERSION = 1
 PRESET_DIR = Path(__file__).parent / "presets"
@@ -72,12 +72,26 @@ class ParamSpec:
 def _wave_specs() -> tuple[ParamSpec, ...]:
     specs = []
     for wave, unit, largest, moves in WAVES:
-        specs.append(ParamSpec(amplitude_name(wave), 0.0, largest,
-                               f"{moves} over the stride: amplitude of harmonic n [{unit}]",
-                               default=0.0, per_harmonic=True))  # fmt: skip
-        specs.append(ParamSpec(phase_name(wave), 0.0, 0.999,
-                               f"{moves} over the stride: phase where harmonic n peaks",
-                               default=0.0, per_harmonic=True))  # fmt: skip
+        specs.append(
+            ParamSpec(
+                amplitude_name(wave),
+                0.0,
+                largest,
+                f"{moves} over the stride: amplitude of harmonic n [{unit}]",
+                default=0.0,
+                per_harmonic=True,
+            )
+        )
+        specs.append(
+            ParamSpec(
+                phase_name(wave),
+                0.0,
+                0.999,
+                f"{moves} over the stride: phase where harmonic n peaks",
+                default=0.0,
+                per_harmonic=True,
+            )
+        )
     return tuple(specs)
 
 
@@ -89,39 +103,74 @@ SCHEMA: tuple[ParamSpec, ...] = (
     ParamSpec("height_front_m", 0.35, 0.65, "chest (front leg frame) height above ground"),
     ParamSpec("height_back_m", 0.35, 0.65, "pelvis (back leg frame) height above ground"),
     ParamSpec("body_pitch_rad", -0.25, 0.25, "leg-frame pitch, nose down positive"),
-    ParamSpec("kp_height_N_per_m", 0.0, 30000.0, "leg-frame height virtual-force gain",
-              per_frame=True),
+    ParamSpec(
+        "kp_height_N_per_m", 0.0, 30000.0, "leg-frame height virtual-force gain", per_frame=True
+    ),
     ParamSpec("kd_height_Ns_per_m", 0.0, 2000.0, "leg-frame vertical damping", per_frame=True),
-    ParamSpec("stance_pull_max", 0.0, PULL_UNLIMITED,
-              "largest pull of the height control on the stance feet, in frame weights "
-              f"(0: they only push; {PULL_UNLIMITED:g}: no limit)", per_frame=True,
-              default=PULL_UNLIMITED),
-    ParamSpec("kv_sagittal_Ns_per_m", 0.0, 2000.0, "forward velocity virtual-force gain k_v",
-              per_frame=True),
-    ParamSpec("kv_coronal_Ns_per_m", 0.0, 2000.0, "sideways velocity virtual-force gain",
-              per_frame=True),
-    ParamSpec("kp_orient_Nm_per_rad", 0.0, 4000.0, "leg-frame pitch/roll gain (stance hips)",
-              per_frame=True),
+    ParamSpec(
+        "stance_pull_max",
+        0.0,
+        PULL_UNLIMITED,
+        "largest pull of the height control on the stance feet, in frame weights "
+        f"(0: they only push; {PULL_UNLIMITED:g}: no limit)",
+        per_frame=True,
+        default=PULL_UNLIMITED,
+    ),
+    ParamSpec(
+        "kv_sagittal_Ns_per_m",
+        0.0,
+        2000.0,
+        "forward velocity virtual-force gain k_v",
+        per_frame=True,
+    ),
+    ParamSpec(
+        "kv_coronal_Ns_per_m", 0.0, 2000.0, "sideways velocity virtual-force gain", per_frame=True
+    ),
+    ParamSpec(
+        "kp_orient_Nm_per_rad",
+        0.0,
+        4000.0,
+        "leg-frame pitch/roll gain (stance hips)",
+        per_frame=True,
+    ),
     ParamSpec("kd_orient_Nms_per_rad", 0.0, 300.0, "leg-frame pitch/roll damping", per_frame=True),
-    ParamSpec("stance_hip_pd", 0.0, 1.0, "share of joint PD kept on supporting hips",
-              per_frame=True),
-    ParamSpec("kp_yaw_Nm_per_rad", 0.0, 2000.0, "leg-frame heading gain (stance feet)",
-              per_frame=True),
+    ParamSpec(
+        "stance_hip_pd", 0.0, 1.0, "share of joint PD kept on supporting hips", per_frame=True
+    ),
+    ParamSpec(
+        "kp_yaw_Nm_per_rad", 0.0, 2000.0, "leg-frame heading gain (stance feet)", per_frame=True
+    ),
     ParamSpec("kd_yaw_Nms_per_rad", 0.0, 300.0, "leg-frame heading damping", per_frame=True),
     ParamSpec("fp_sagittal_s", 0.0, 0.4, "foot placement feedback s_fp, forward", True),
     ParamSpec("fp_coronal_s", 0.0, 0.4, "foot placement feedback s_fp, sideways", True),
-    ParamSpec("steer_fp_per_s", 0.0, 20.0,
-              "foot-placement steering: turn rate aimed for per radian of heading error",
-              default=0.0),
+    ParamSpec(
+        "steer_fp_per_s",
+        0.0,
+        20.0,
+        "foot-placement steering: turn rate aimed for per radian of heading error",
+        default=0.0,
+    ),
     ParamSpec("spine_stiffness", 0.2, 3.0, "scale of the spine PD gains"),
     ParamSpec("spine_front_share", 0.0, 1.0, "share of the spine torque taken by the front frame"),
     ParamSpec("head_pitch_rad", -0.6, 0.6, "head pitch in the world, nose down positive"),
     ParamSpec("tail_pitch_rad", -0.8, 0.8, "tail base pitch relative to the pelvis"),
     ParamSpec("swing_height_m", 0.02, 0.25, "foot lift at mid-swing", True),
-    ParamSpec("swing_lift_skew", -1.0, 1.0,
-              "swing height path: > 0 lifts the foot early in the swing, < 0 late", True, 0.0),
-    ParamSpec("swing_reach_early", -0.25, 0.25,
-              "swing path: > 0 the foot moves ahead early in the swing, < 0 late", True, 0.0),
+    ParamSpec(
+        "swing_lift_skew",
+        -1.0,
+        1.0,
+        "swing height path: > 0 lifts the foot early in the swing, < 0 late",
+        True,
+        0.0,
+    ),
+    ParamSpec(
+        "swing_reach_early",
+        -0.25,
+        0.25,
+        "swing path: > 0 the foot moves ahead early in the swing, < 0 late",
+        True,
+        0.0,
+    ),
     ParamSpec("step_offset_x_m", -0.2, 0.2, "nominal foot placement ahead of the hip", True),
     ParamSpec("step_offset_y_m", -0.1, 0.1, "nominal foot placement outward of the hip", True),
     ParamSpec("stance_cannon_rad", -0.6, 0.6, "cannon (wrist/hock) pitch in stance", True),
@@ -172,26 +221,35 @@ class GaitParams:
             raise GaitError(f"gait {self.gait!r} lacks parameter(s): {', '.join(missing)}")
         unknown = sorted(set(self.values) - expected)
         if unknown:
-            raise GaitError(f"gait {self.gait!r} has unknown parameter(s): {', '.join(unknown)}"
-                            f"; known: {', '.join(p.name for p in SCHEMA)}")  # fmt: skip
+            raise GaitError(
+                f"gait {self.gait!r} has unknown parameter(s): {', '.join(unknown)}"
+                f"; known: {', '.join(p.name for p in SCHEMA)}"
+            )
         for flat, value in self.values.items():
             spec = SPEC_BY_NAME[flat.split(".")[0]]
             if not (isinstance(value, int | float) and math.isfinite(value)):
-                raise GaitError(f"parameter {flat} of gait {self.gait!r} must be a number, "
-                                f"got {value!r}")  # fmt: skip
+                raise GaitError(
+                    f"parameter {flat} of gait {self.gait!r} must be a number, got {value!r}"
+                )
             if not spec.lower <= value <= spec.upper:
-                raise GaitError(f"parameter {flat} = {value} of gait {self.gait!r} is outside "
-                                f"its bounds [{spec.lower}, {spec.upper}] "
-                                f"({spec.doc})")  # fmt: skip
+                raise GaitError(
+                    f"parameter {flat} = {value} of gait {self.gait!r} is outside "
+                    f"its bounds [{spec.lower}, {spec.upper}] "
+                    f"({spec.doc})"
+                )
         lo, hi = self.speed_band_mps
         if not 0.0 <= lo < hi:
-            raise GaitError(f"speed band of gait {self.gait!r} must be 0 <= min < max, "
-                            f"got {self.speed_band_mps}")  # fmt: skip
+            raise GaitError(
+                f"speed band of gait {self.gait!r} must be 0 <= min < max, "
+                f"got {self.speed_band_mps}"
+            )
         if self.free is not None:
             bad = sorted(set(self.free) - set(self.default_free()))
             if bad:
-                raise GaitError(f"unknown free parameter(s) {', '.join(bad)}; choose from: "
-                                f"{', '.join(self.default_free())}")  # fmt: skip
+                raise GaitError(
+                    f"unknown free parameter(s) {', '.join(bad)}; choose from: "
+                    f"{', '.join(self.default_free())}"
+                )
         self.graph()  # a valid gait graph
 
     # ------------------------------------------------------------------ access
@@ -211,21 +269,24 @@ class GaitParams:
         return np.array([self.values[f"{name}.{k}"] for k in HARMONICS])
 
     def graph(self) -> GaitGraph:
-        return GaitGraph(self["period_s"], tuple(self.leg("swing_start_phase")),
-                         tuple(self.leg("swing_duration_phase")))  # fmt: skip
+        return GaitGraph(
+            self["period_s"],
+            tuple(self.leg("swing_start_phase")),
+            tuple(self.leg("swing_duration_phase")),
+        )
 
     def check_speed(self, speed_mps: float) -> None:
         """Raise GaitError naming the band when `speed_mps` is outside this gait's band."""
         lo, hi = self.speed_band_mps
         if not (lo <= speed_mps <= hi):
-            raise GaitError(f"speed {speed_mps} m/s is outside the {self.gait} band "
-                            f"{lo}-{hi} m/s")  # fmt: skip
+            raise GaitError(f"speed {speed_mps} m/s is outside the {self.gait} band {lo}-{hi} m/s")
 
     # ------------------------------------------------------------------ vector view
     def default_free(self) -> tuple[str, ...]:
         """Names the optimizer may change: all, or with symmetry only the left legs'."""
-        return tuple(key_name(n, leg) for n, leg in ALL_KEYS
-                     if not (self.symmetric and leg in MIRROR))  # fmt: skip
+        return tuple(
+            key_name(n, leg) for n, leg in ALL_KEYS if not (self.symmetric and leg in MIRROR)
+        )
 
     def free_names(self) -> list[str]:
         return list(self.free if self.free is not None else self.default_free())
@@ -240,9 +301,11 @@ class GaitParams:
             elif name in SPEC_BY_NAME and SPEC_BY_NAME[name].keyed:
                 wanted += [f for f in allowed if f.split(".")[0] == name]
             else:
-                raise GaitError(f"unknown free parameter {name!r}; choose from: "
-                                f"{', '.join(p.name for p in SCHEMA)} or per-leg names "
-                                "like swing_height_m.LF or pitch_wave_rad.h2")  # fmt: skip
+                raise GaitError(
+                    f"unknown free parameter {name!r}; choose from: "
+                    f"{', '.join(p.name for p in SCHEMA)} or per-leg names "
+                    "like swing_height_m.LF or pitch_wave_rad.h2"
+                )
         return _replace(self, free=tuple(dict.fromkeys(wanted)))
 
     def to_unit(self) -> np.ndarray:
@@ -259,8 +322,9 @@ class GaitParams:
         names = template.free_names()
         x = np.asarray(x, dtype=float)
         if x.shape != (len(names),):
-            raise GaitError(f"expected a vector of {len(names)} free parameters, got shape "
-                            f"{x.shape}")  # fmt: skip
+            raise GaitError(
+                f"expected a vector of {len(names)} free parameters, got shape {x.shape}"
+            )
         if not np.all(np.isfinite(x)):
             raise GaitError("parameter vector contains NaN or infinity")
         values = dict(template.values)
@@ -288,9 +352,7 @@ class GaitParams:
             "provenance": dict(provenance if provenance is not None else self.provenance),
         }
         units = "\n".join(f"# {s.name}: {s.doc} [{s.lower}, {s.upper}]" for s in SCHEMA)
-        return f"# quadsim gait file; units are in the key names.\n{units}\n\n" + tomli_w.dumps(
-            doc
-        )
+        return f"# quadsim gait file; units are in the key names.\n{units}\n\n" + tomli_w.dumps(doc)
 
     def save(self, path: str | Path, provenance: Mapping[str, object] | None = None) -> None:
         """Write the gait as TOML (atomically), with a [provenance] table."""
@@ -306,8 +368,10 @@ class GaitParams:
         if text_path.suffix != ".toml" and str(source) in preset_names():
             text_path = PRESET_DIR / f"{source}.toml"
         elif text_path.suffix != ".toml":
-            raise GaitError(f"unknown gait {str(source)!r}; known gaits: "
-                            f"{', '.join(preset_names())} (or a .toml gait file)")  # fmt: skip
+            raise GaitError(
+                f"unknown gait {str(source)!r}; known gaits: "
+                f"{', '.join(preset_names())} (or a .toml gait file)"
+            )
         try:
             doc = tomllib.loads(text_path.read_text())
         except FileNotFoundError:
@@ -332,16 +396,20 @@ class GaitParams:
                 continue
             spec = SPEC_BY_NAME.get(name)
             if spec is None:
-                raise GaitError(f"{where}: unknown parameter {name!r}; known: "
-                                f"{', '.join(SPEC_BY_NAME)}")  # fmt: skip
+                raise GaitError(
+                    f"{where}: unknown parameter {name!r}; known: {', '.join(SPEC_BY_NAME)}"
+                )
             if spec.keyed and not isinstance(value, int | float):
                 if not isinstance(value, Mapping) or set(value) != set(spec.keys):
                     what = "leg" if spec.per_leg else "harmonic" if spec.per_harmonic else "frame"
                     keys = ", ".join(spec.keys)
-                    raise GaitError(f"{where}: parameter {name!r} needs one number, or one per "
-                                    f"{what} {{{keys}}}, got {value!r}")  # fmt: skip
-                values.update({f"{name}.{k}": _number(value[k], f"{name}.{k}", where)
-                               for k in spec.keys})  # fmt: skip
+                    raise GaitError(
+                        f"{where}: parameter {name!r} needs one number, or one per "
+                        f"{what} {{{keys}}}, got {value!r}"
+                    )
+                values.update(
+                    {f"{name}.{k}": _number(value[k], f"{name}.{k}", where) for k in spec.keys}
+                )
             elif spec.keyed:  # one number for every leg, harmonic or frame
                 values.update({f"{name}.{k}": _number(value, name, where) for k in spec.keys})
             else:
@@ -354,10 +422,13 @@ class GaitParams:
         if not (isinstance(band, list) and len(band) == 2):
             raise GaitError(f"{where}: speed_band_mps must be [min, max], got {band!r}")
         try:
-            return cls(gait=str(doc["gait"]), values=values,
-                       speed_band_mps=(float(band[0]), float(band[1])),
-                       symmetric=bool(doc.get("symmetric", True)),
-                       provenance=dict(doc.get("provenance", {})))  # fmt: skip
+            return cls(
+                gait=str(doc["gait"]),
+                values=values,
+                speed_band_mps=(float(band[0]), float(band[1])),
+                symmetric=bool(doc.get("symmetric", True)),
+                provenance=dict(doc.get("provenance", {})),
+            )
         except GaitError as exc:
             raise GaitError(f"{where}: {exc}") from None
 

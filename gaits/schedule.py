@@ -20,10 +20,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from gaits.errors import GaitError
-from gaits.graph import LEGS
-from gaits.params import MIRROR, GaitParams, preset_names
-from gaits.waves import HARMONICS, LATERAL_WAVES, WAVES, harmonic_order, phase_name
+from quadsim.gaits.errors import GaitError
+from quadsim.gaits.graph import LEGS
+from quadsim.gaits.params import MIRROR, GaitParams, preset_names
+from quadsim.gaits.waves import HARMONICS, LATERAL_WAVES, WAVES, harmonic_order, phase_name
 
 # The speed bands of the automatic gait choice [m/s], slowest gait first.
 AUTO_BANDS: dict[str, tuple[float, float]] = {
@@ -42,7 +42,8 @@ WAVE_PHASE_KEYS = tuple(f"{phase_name(w)}.{h}" for w, *_ in WAVES for h in HARMO
 PHASE_KEYS = (*START_KEYS, *WAVE_PHASE_KEYS)
 # the circle each phase lives on: harmonic n of a stride wave repeats every 1/n of a stride
 PHASE_PERIOD = {key: 1.0 for key in PHASE_KEYS} | {
-    key: 1.0 / harmonic_order(key) for key in WAVE_PHASE_KEYS}  # fmt: skip
+    key: 1.0 / harmonic_order(key) for key in WAVE_PHASE_KEYS
+}
 PHASE_SHIFTS = np.linspace(0.0, 1.0, 40, endpoint=False)
 
 
@@ -64,8 +65,10 @@ class GaitSchedule:
             raise GaitError("a gait schedule needs one speed band per gait")
         for (lo0, hi0), (lo1, hi1) in zip(bands, bands[1:], strict=False):
             if not (lo0 <= lo1 <= hi0 <= hi1):
-                raise GaitError(f"speed bands must rise and touch or overlap, got {lo0}-{hi0} "
-                                f"then {lo1}-{hi1} m/s")  # fmt: skip
+                raise GaitError(
+                    f"speed bands must rise and touch or overlap, got {lo0}-{hi0} "
+                    f"then {lo1}-{hi1} m/s"
+                )
         self.names = tuple(g.gait for g in gaits)
         self.bands = tuple((float(lo), float(hi)) for lo, hi in bands)
         shifted = [gaits[0]]
@@ -83,8 +86,10 @@ class GaitSchedule:
         if max_speed is not None:
             top = max(AUTO_BANDS[n][1] for n in names)
             if max_speed > top:
-                raise GaitError(f"speed {max_speed} m/s is above the automatic gaits' range "
-                                f"(up to {top} m/s with {', '.join(names)})")  # fmt: skip
+                raise GaitError(
+                    f"speed {max_speed} m/s is above the automatic gaits' range "
+                    f"(up to {top} m/s with {', '.join(names)})"
+                )
         return cls([GaitParams.load(n) for n in names], [AUTO_BANDS[n] for n in names])
 
     @property
@@ -119,11 +124,20 @@ def blend(a: GaitParams, b: GaitParams, w: float) -> GaitParams:
             values[key] = _wrap_phase(va + w * d * period)
         else:
             values[key] = (1.0 - w) * va + w * vb
-    band = (min(a.speed_band_mps[0], b.speed_band_mps[0]),
-            max(a.speed_band_mps[1], b.speed_band_mps[1]))  # fmt: skip
+    band = (
+        min(a.speed_band_mps[0], b.speed_band_mps[0]),
+        max(a.speed_band_mps[1], b.speed_band_mps[1]),
+    )
     source = {"source": f"blend of {a.gait} and {b.gait}", "weight": w}
-    return replace(a, gait=a.gait if w < 0.5 else b.gait, values=values, speed_band_mps=band,
-                   symmetric=a.symmetric and b.symmetric, free=None, provenance=source)  # fmt: skip
+    return replace(
+        a,
+        gait=a.gait if w < 0.5 else b.gait,
+        values=values,
+        speed_band_mps=band,
+        symmetric=a.symmetric and b.symmetric,
+        free=None,
+        provenance=source,
+    )
 
 
 def _starts(g: GaitParams) -> np.ndarray:

@@ -45,8 +45,9 @@ def harmonic_order(key: str) -> int:
     return HARMONICS.index(key.rpartition(".")[2]) + 1
 
 
-def wave_values(amplitude: np.ndarray, peak: np.ndarray, phase: float,
-                period_s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+def wave_values(
+    amplitude: np.ndarray, peak: np.ndarray, phase: float, period_s: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Values (W,), first and second time derivatives (W,) [unit/s, unit/s^2] at gait
     `phase` of W waves, given their amplitudes and peak phases (W, n harmonics) and the
     stride period [s]."""
@@ -64,16 +65,20 @@ class StrideWaves:
         amplitude, peak = np.asarray(amplitude, dtype=float), np.asarray(peak, dtype=float)
         self.n_waves = len(amplitude)
         # (wave, 2 pi n, n, amplitude, peak phase) of each harmonic that moves something
-        self._terms = [(w, 2.0 * math.pi * n, n, float(amplitude[w, k]), float(peak[w, k]))
-                       for w in range(self.n_waves) for k, n in enumerate(ORDERS.tolist())
-                       if amplitude[w, k] != 0.0]  # fmt: skip
+        self._terms = [
+            (w, 2.0 * math.pi * n, n, float(amplitude[w, k]), float(peak[w, k]))
+            for w in range(self.n_waves)
+            for k, n in enumerate(ORDERS.tolist())
+            if amplitude[w, k] != 0.0
+        ]
 
     @property
     def on(self) -> bool:
         return bool(self._terms)
 
-    def __call__(self, phase: float,
-                 period_s: float) -> tuple[list[float], list[float], list[float]]:  # fmt: skip
+    def __call__(
+        self, phase: float, period_s: float
+    ) -> tuple[list[float], list[float], list[float]]:
         """Values, first and second time derivatives of the waves at gait `phase`, as lists."""
         values, rates, accelerations = ([0.0] * self.n_waves for _ in range(3))
         stride_omega = 2.0 * math.pi / period_s  # [rad/s] of harmonic 1

@@ -2,7 +2,7 @@
 
 Public surface::
 
-    from ik import Chain, Tree, IKResult, fabrik, ccd, jacobian_ik, two_link
+    from quadsim.ik import Chain, Tree, IKResult, fabrik, ccd, jacobian_ik, two_link
 
 See :mod:`ik.chain` for frames, joint coordinates and constraint conventions. No
 pybullet, no dog: everything takes arrays and returns new arrays.

@@ -165,8 +165,7 @@ def _perp(a):
 
 
 def _pst9(axis):
-    kx = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]],
-                   [-axis[1], axis[0], 0.0]])
+    kx = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
     return np.stack((_EYE, kx, kx @ kx)).reshape(3, 9).T.copy()
 
 
@@ -183,28 +182,35 @@ class _Consts:
         eye = np.eye(3)
         self.bid = [bool(np.array_equal(b, eye)) for b in self.basisT]
         # hinges: rows r, a x r, a (the hinge angle's cosine, sine; the off-plane part)
-        self.hrows = [None if a is None else np.array([pl.r[v], a, pl.axis[v]])
-                      for v, a in enumerate(pl.ar)]
+        self.hrows = [
+            None if a is None else np.array([pl.r[v], a, pl.axis[v]]) for v, a in enumerate(pl.ar)
+        ]
         self.hplane = [None if h is None else h[:2].T.copy() for h in self.hrows]
         self.hid = [h is not None and bool(np.array_equal(h, eye)) for h in self.hrows]
         self.hlim0 = [None if h is None else (np.array(h[0]), np.array(h[1])) for h in pl.hlim]
         self.tw0 = [None if t is None else (np.array(t[0]), np.array(t[1])) for t in pl.twist]
         self.len0 = [np.array(x) for x in pl.lens]
-        self.hlim_cs = [None if h is None else (np.array([[h[2]], [h[3]]]),
-                                                np.array([[h[4]], [h[5]]]))
-                        for h in pl.hlim]  # (cos, sin) of the hinge limits, (2, 1) each
+        self.hlim_cs = [
+            None if h is None else (np.array([[h[2]], [h[3]]]), np.array([[h[4]], [h[5]]]))
+            for h in pl.hlim
+        ]  # (cos, sin) of the hinge limits, (2, 1) each
         # cones: 1 / a^2 of the quadrant half-angles by the signs of (c1, c2); circular
         # cones use their half-angle itself (the same bound, without the arithmetic)
         self.icone = pl.icone
         self.icp = [None if c is None else np.array([[c[0]], [c[1]]]) for c in pl.icone]
         self.icn = [None if c is None else np.array([[c[2]], [c[3]]]) for c in pl.icone]
-        self.circ = [None if c is None or not c[0] == c[1] == c[2] == c[3]
-                     else (np.array(c[0]), float(np.cos(c[0])), np.array(np.sin(c[0])))
-                     for c in pl.cone]
-        self.half = [None if c is None else np.array([c[0], c[1], c[2], c[3]])[:, None]
-                     for c in pl.cone]  # quadrant half-angles (4, 1)
-        self.rx = [np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
-                   for r in pl.r]  # r x l = rx @ l
+        self.circ = [
+            None
+            if c is None or not c[0] == c[1] == c[2] == c[3]
+            else (np.array(c[0]), float(np.cos(c[0])), np.array(np.sin(c[0])))
+            for c in pl.cone
+        ]
+        self.half = [
+            None if c is None else np.array([c[0], c[1], c[2], c[3]])[:, None] for c in pl.cone
+        ]  # quadrant half-angles (4, 1)
+        self.rx = [
+            np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]]) for r in pl.r
+        ]  # r x l = rx @ l
         self.rx4 = [np.vstack([rx, r]) for rx, r in zip(self.rx, self.r, strict=True)]
         self.tw9 = [_pst9(r) for r in pl.r]  # turns about the bone (twists)
         self.hinge9 = [None if a is None else _pst9(a) for a in pl.axis]
@@ -226,8 +232,9 @@ class _Consts:
                 for a in pl.tw_normals[c]:
                     a = np.asarray(a)
                     ra = float(self.r[v] @ a)
-                    self.tw_rows[v].append((c, np.array([a - ra * self.r[v],
-                                                         -(a @ self.rx[v])]), ra))
+                    self.tw_rows[v].append(
+                        (c, np.array([a - ra * self.r[v], -(a @ self.rx[v])]), ra)
+                    )
 
 
 def _consts(pl: Plan) -> _Consts:
@@ -284,8 +291,7 @@ def _project_cone(k, v, l):
     if circ is not None:
         bound = circ[0]
     else:
-        den = _einsum("ib,ib,ib->b", cc[1:], cc[1:], np.where(cc[1:] >= _ZERO, k.icp[v],
-                                                              k.icn[v]))
+        den = _einsum("ib,ib,ib->b", cc[1:], cc[1:], np.where(cc[1:] >= _ZERO, k.icp[v], k.icn[v]))
         bound = h / np.sqrt(np.maximum(den, _TINY, out=den), out=den)
     phi = np.arctan2(h, cc[0])
     ex = phi - bound
@@ -656,8 +662,11 @@ def arc(pl: Plan, root, t, p):
     phi = -0.5 * big + np.cumsum(angs, axis=0)  # (nb, J)
     out = np.empty_like(p)
     out[0] = root
-    out[1:] = c[None] + (rad * np.sin(phi))[:, None, :] * u[None] + (
-        rad * np.cos(phi))[:, None, :] * w[None]
+    out[1:] = (
+        c[None]
+        + (rad * np.sin(phi))[:, None, :] * u[None]
+        + (rad * np.cos(phi))[:, None, :] * w[None]
+    )
     if straight.any():
         cum = np.cumsum(lens)
         st = root[None] + cum[:, None, None] * u[None]
@@ -669,7 +678,7 @@ def arc_curvature(lens, total, d):
     """Batched :func:`_fabrik_scalar.arc_curvature` for distances ``d (J,)``."""
     hi = np.full(d.shape, 2.0 / lens.max())
     lo = np.zeros(d.shape)
-    cube = total ** 3 - float(np.sum(lens ** 3))
+    cube = total**3 - float(np.sum(lens**3))
     k = np.sqrt(24.0 * np.maximum(total - d, 0.0) / cube) if cube > 0.0 else 0.5 * hi
     k = np.where((k > 0.0) & (k < hi), k, 0.5 * hi)
     live = d < total
@@ -760,8 +769,9 @@ def solve_batch(pl: Plan, t3, init3, root3, dirv, tol, eps, max_iter, restarts):
     done = err <= tol
     if done.any():
         rows = np.nonzero(done)[0]
-        out.put_rows(rows, p[:, :, rows], None if f is None else f[..., rows], err[rows],
-                     0, "converged", 0)
+        out.put_rows(
+            rows, p[:, :, rows], None if f is None else f[..., rows], err[rows], 0, "converged", 0
+        )
     reach_e = np.asarray(pl.reach_e)
     dist0 = np.sqrt(_dot(t_all[0] - r_all, t_all[0] - r_all))
     if pl.chain and not pl.dir_effs:
@@ -773,15 +783,23 @@ def solve_batch(pl: Plan, t3, init3, root3, dirv, tol, eps, max_iter, restarts):
             qf = r_all[:, rows][None] + cum[:, None, None] * u[None]
             ff = forward(pl, k, qf, r_all[:, rows], None)
             ef = _max_err(pl, qf, t_all[:, :, rows])
-            out.put_rows(rows, qf, ff, ef, 1, np.where(ef <= tol, "converged", "unreachable"),
-                         0)
+            out.put_rows(rows, qf, ff, ef, 1, np.where(ef <= tol, "converged", "unreachable"), 0)
             done |= far
     work = np.nonzero(~done)[0]
     if work.size:
-        rows = _Rows.start(pl, work, _take(p, work), None if f is None else _take(f, work),
-                           err[work], _take(t_all, work), _take(r_all, work),
-                           None if d_all is None else _take(d_all, work), dist0[work],
-                           reach_e, restarts)
+        rows = _Rows.start(
+            pl,
+            work,
+            _take(p, work),
+            None if f is None else _take(f, work),
+            err[work],
+            _take(t_all, work),
+            _take(r_all, work),
+            None if d_all is None else _take(d_all, work),
+            dist0[work],
+            reach_e,
+            restarts,
+        )
         _Driver(pl, k, out, rows, tol, eps, max_iter, restarts).run()
     return out.pos, out.frames, out.err, out.iters, out.reason.astype(str), out.nrest
 
@@ -797,9 +815,33 @@ class _Rows:
     state frozen) until enough of them are worth a copy; their results are written out
     then."""
 
-    FIELDS = ("rows", "p", "f", "err", "prev", "best_err", "best_p", "best_f", "since",
-              "att_best", "anchor", "nrest", "narc", "t", "root", "dirv", "can_restart",
-              "arc_far", "alive", "it", "lead", "ahead", "why", "win", "check")
+    FIELDS = (
+        "rows",
+        "p",
+        "f",
+        "err",
+        "prev",
+        "best_err",
+        "best_p",
+        "best_f",
+        "since",
+        "att_best",
+        "anchor",
+        "nrest",
+        "narc",
+        "t",
+        "root",
+        "dirv",
+        "can_restart",
+        "arc_far",
+        "alive",
+        "it",
+        "lead",
+        "ahead",
+        "why",
+        "win",
+        "check",
+    )
 
     @classmethod
     def start(cls, pl, rows, p, f, err, t, root, dirv, dist0, reach_e, restarts):
@@ -819,9 +861,9 @@ class _Rows:
         s.t, s.root, s.dirv = t, root, dirv
         rel = t - root[None]
         s.can_restart = (restarts > 0) & np.all(
-            np.sqrt(_einsum("eib,eib->eb", rel, rel)) <= reach_e[:, None], axis=0)
-        s.arc_far = ((dist0 >= C.ARC_FRACTION * pl.reach) if pl.arc_ok
-                     else np.zeros(m, dtype=bool))
+            np.sqrt(_einsum("eib,eib->eb", rel, rel)) <= reach_e[:, None], axis=0
+        )
+        s.arc_far = (dist0 >= C.ARC_FRACTION * pl.reach) if pl.arc_ok else np.zeros(m, dtype=bool)
         s.alive = np.ones(m, dtype=bool)
         s.it = np.zeros(m, dtype=int)  # iterations: of the pose (lead), of the attempt (ahead)
         s.lead = np.ones(m, dtype=bool)
@@ -847,10 +889,15 @@ class _Rows:
         """Write out the rows that ended with a result (and forget that they did)."""
         js = np.nonzero((self.why > _RUN) & (self.why < _GONE))[0]
         if js.size:
-            out.put_rows(self.rows[js], self.best_p[:, :, js],
-                         None if self.best_f is None else self.best_f[..., js],
-                         self.best_err[js], self.it[js], _REASONS[self.why[js]],
-                         self.nrest[js] + self.narc[js])
+            out.put_rows(
+                self.rows[js],
+                self.best_p[:, :, js],
+                None if self.best_f is None else self.best_f[..., js],
+                self.best_err[js],
+                self.it[js],
+                _REASONS[self.why[js]],
+                self.nrest[js] + self.narc[js],
+            )
             self.why[js] = _GONE
 
     def compact(self, out):
@@ -991,8 +1038,11 @@ class _Driver:
             over = dd > self.lim
             over &= acc
             if _any(over):
-                x = np.where(over[:, None, :], root[None] + dv * (
-                    self.lim / np.where(over, dd, 1.0))[:, None, :], x)
+                x = np.where(
+                    over[:, None, :],
+                    root[None] + dv * (self.lim / np.where(over, dd, 1.0))[:, None, :],
+                    x,
+                )
             tv = x  # t itself where not accelerated (beta = 0)
         q = backward(pl, k, p, s.f, tv, s.dirv)
         fq = forward(pl, k, q, root, s.f)
@@ -1131,8 +1181,14 @@ class _Driver:
         """Start the next attempts of the lead rows that may still restart (and can no
         longer be arced) as rows of their own."""
         s, restarts = self.s, self.restarts
-        c = (s.alive & s.lead & ~s.ahead & s.can_restart & (s.nrest < restarts)
-             & ~(s.arc_far & (s.narc < C.MAX_ARCS)))
+        c = (
+            s.alive
+            & s.lead
+            & ~s.ahead
+            & s.can_restart
+            & (s.nrest < restarts)
+            & ~(s.arc_far & (s.narc < C.MAX_ARCS))
+        )
         if not _any(c):
             return
         js = c.nonzero()[0]
@@ -1167,8 +1223,12 @@ class _Driver:
             pose, att = int(s.rows[j]), int(s.nrest[j])
             kind = "conv" if conv[j] else ("trig" if att < restarts else "stall")
             self.done[pose][att] = _Done(
-                int(s.it[j]), kind, float(s.best_err[j]), s.best_p[:, :, j].copy(),
-                None if s.best_f is None else s.best_f[..., j].copy())
+                int(s.it[j]),
+                kind,
+                float(s.best_err[j]),
+                s.best_p[:, :, j].copy(),
+                None if s.best_f is None else s.best_f[..., j].copy(),
+            )
             s.alive[j] = False
             s.why[j] = _GONE
             if kind == "conv":  # later attempts of this pose will never count
@@ -1181,8 +1241,11 @@ class _Driver:
         attempts that already ended, then make the next one the lead."""
         s, max_iter = self.s, self.max_iter
         pose, att, it = int(s.rows[j]), int(s.nrest[j]) + 1, int(s.it[j])
-        best = (float(s.best_err[j]), s.best_p[:, :, j].copy(),
-                None if s.best_f is None else s.best_f[..., j].copy())
+        best = (
+            float(s.best_err[j]),
+            s.best_p[:, :, j].copy(),
+            None if s.best_f is None else s.best_f[..., j].copy(),
+        )
         s.alive[j] = False
         s.why[j] = _GONE
         done = self.done[pose]
@@ -1240,14 +1303,16 @@ class _Driver:
         p, f, best_p, best_f, t, root, dirv = s.p, s.f, s.best_p, s.best_f, s.t, s.root, s.dirv
         for j in s.lead.nonzero()[0].tolist():
             pj = [tuple(x) for x in p[:, :, j].tolist()]
-            fj = None if f is None else [tuple(tuple(c) for c in fv.T.tolist())
-                                         for fv in f[..., j]]
+            fj = None if f is None else [tuple(tuple(c) for c in fv.T.tolist()) for fv in f[..., j]]
             st = S.State(pj, fj, float(s.err[j]))
             st.prev = float(s.prev[j])
             st.best_err = float(s.best_err[j])
             st.best_p = [tuple(x) for x in best_p[:, :, j].tolist()]
-            st.best_f = None if best_f is None else [tuple(tuple(c) for c in fv.T.tolist())
-                                                     for fv in best_f[..., j]]
+            st.best_f = (
+                None
+                if best_f is None
+                else [tuple(tuple(c) for c in fv.T.tolist()) for fv in best_f[..., j]]
+            )
             st.it = int(s.it[j])
             st.since = int(s.since[j])
             st.att_best = float(s.att_best[j])
@@ -1260,8 +1325,6 @@ class _Driver:
             S.run(pl, st, tj, rj, dj, self.tol, self.eps, self.max_iter, self.restarts, False)
             out.put_state(int(s.rows[j]), st)
         s.why[:] = _GONE
-
-
 
 
 __all__ = ["solve_batch"]

@@ -63,12 +63,14 @@ class Plan:
                 a = tuple(float(x) for x in j.axis)
                 self.axis[v] = a
                 r = self.r[v]
-                self.ar[v] = (a[1] * r[2] - a[2] * r[1], a[2] * r[0] - a[0] * r[2],
-                              a[0] * r[1] - a[1] * r[0])
+                self.ar[v] = (
+                    a[1] * r[2] - a[2] * r[1],
+                    a[2] * r[0] - a[0] * r[2],
+                    a[0] * r[1] - a[1] * r[0],
+                )
                 if j.limits is not None:
                     lo, hi = float(j.limits[0]), float(j.limits[1])
-                    self.hlim[v] = (lo, hi, math.cos(lo), math.sin(lo), math.cos(hi),
-                                    math.sin(hi))
+                    self.hlim[v] = (lo, hi, math.cos(lo), math.sin(lo), math.cos(hi), math.sin(hi))
                 self.cons[v] = self.dim == 3 or j.limits is not None
             else:
                 if j.cone is not None:
@@ -93,9 +95,13 @@ class Plan:
         self.tw_axial = [False] * n
         for v in range(1, n):
             cs = self.cch[v]
-            if (not self.hinge[v] and self.twist[v] is None and len(cs) == 1
-                    and self.cone[cs[0]] is not None
-                    and np.allclose(self.r[v], self.r[cs[0]], rtol=0.0, atol=1e-12)):
+            if (
+                not self.hinge[v]
+                and self.twist[v] is None
+                and len(cs) == 1
+                and self.cone[cs[0]] is not None
+                and np.allclose(self.r[v], self.r[cs[0]], rtol=0.0, atol=1e-12)
+            ):
                 self.tw_axial[v] = True
         # targets: which nodes move in the backward pass
         self.eff_slot = [-1] * n
@@ -157,8 +163,7 @@ class Plan:
         if self._table is None:
             tree = self.tree
             rng = np.random.Generator(np.random.PCG64(RESTART_SEED))
-            q = tree.clamp(rng.uniform(-RESTART_SCALE, RESTART_SCALE,
-                                       (N_RESTART_POSES, tree.dof)))
+            q = tree.clamp(rng.uniform(-RESTART_SCALE, RESTART_SCALE, (N_RESTART_POSES, tree.dof)))
             f, p = tree.frames(q)
             self._table = (p - np.asarray(self.root0), f)
         return self._table

@@ -38,23 +38,31 @@ def _nrm(x, y, z):
 def _mv(f, v):
     a, b, c = f
     x, y, z = v
-    return (a[0] * x + b[0] * y + c[0] * z, a[1] * x + b[1] * y + c[1] * z,
-            a[2] * x + b[2] * y + c[2] * z)
+    return (
+        a[0] * x + b[0] * y + c[0] * z,
+        a[1] * x + b[1] * y + c[1] * z,
+        a[2] * x + b[2] * y + c[2] * z,
+    )
 
 
 def _mtv(f, v):
     a, b, c = f
     x, y, z = v
-    return (a[0] * x + a[1] * y + a[2] * z, b[0] * x + b[1] * y + b[2] * z,
-            c[0] * x + c[1] * y + c[2] * z)
+    return (
+        a[0] * x + a[1] * y + a[2] * z,
+        b[0] * x + b[1] * y + b[2] * z,
+        c[0] * x + c[1] * y + c[2] * z,
+    )
 
 
 def _rod(v, k, c, s):
     """Rotate ``v`` about unit ``k`` by the angle with cosine ``c`` and sine ``s``."""
     kv = (k[0] * v[0] + k[1] * v[1] + k[2] * v[2]) * (1.0 - c)
-    return (v[0] * c + (k[1] * v[2] - k[2] * v[1]) * s + k[0] * kv,
-            v[1] * c + (k[2] * v[0] - k[0] * v[2]) * s + k[1] * kv,
-            v[2] * c + (k[0] * v[1] - k[1] * v[0]) * s + k[2] * kv)
+    return (
+        v[0] * c + (k[1] * v[2] - k[2] * v[1]) * s + k[0] * kv,
+        v[1] * c + (k[2] * v[0] - k[0] * v[2]) * s + k[1] * kv,
+        v[2] * c + (k[0] * v[1] - k[1] * v[0]) * s + k[2] * kv,
+    )
 
 
 def _minrot_frame(f, a, b, fallback):
@@ -67,9 +75,13 @@ def _minrot_frame(f, a, b, fallback):
         out = []
         for v in f:
             wv = _dot(w, v) * k
-            out.append((v[0] * c + w[1] * v[2] - w[2] * v[1] + w[0] * wv,
-                        v[1] * c + w[2] * v[0] - w[0] * v[2] + w[1] * wv,
-                        v[2] * c + w[0] * v[1] - w[1] * v[0] + w[2] * wv))
+            out.append(
+                (
+                    v[0] * c + w[1] * v[2] - w[2] * v[1] + w[0] * wv,
+                    v[1] * c + w[2] * v[0] - w[0] * v[2] + w[1] * wv,
+                    v[2] * c + w[0] * v[1] - w[1] * v[0] + w[2] * wv,
+                )
+            )
         return tuple(out)
     return tuple(_rod(v, fallback, -1.0, 0.0) for v in f)
 
@@ -79,9 +91,11 @@ def _minrot_vec(v, a, b, fallback):
     c = _dot(a, b)
     if c > -1.0 + 1e-12:
         wv = _dot(w, v) / (1.0 + c)
-        return (v[0] * c + w[1] * v[2] - w[2] * v[1] + w[0] * wv,
-                v[1] * c + w[2] * v[0] - w[0] * v[2] + w[1] * wv,
-                v[2] * c + w[0] * v[1] - w[1] * v[0] + w[2] * wv)
+        return (
+            v[0] * c + w[1] * v[2] - w[2] * v[1] + w[0] * wv,
+            v[1] * c + w[2] * v[0] - w[0] * v[2] + w[1] * wv,
+            v[2] * c + w[0] * v[1] - w[1] * v[0] + w[2] * wv,
+        )
     return _rod(v, fallback, -1.0, 0.0)
 
 
@@ -132,16 +146,20 @@ def project(pl: Plan, v: int, lx, ly, lz):
     if h <= 1e-300:
         return (lx, ly, lz), 0.0, c0, None
     # elliptical bound in the azimuth of l: 1 / sqrt(cos^2 / a1^2 + sin^2 / a2^2)
-    bound = h / math.sqrt(s1 * (pl.icone[v][0] if c1 >= 0.0 else pl.icone[v][2])
-                          + s2 * (pl.icone[v][1] if c2 >= 0.0 else pl.icone[v][3]))
+    bound = h / math.sqrt(
+        s1 * (pl.icone[v][0] if c1 >= 0.0 else pl.icone[v][2])
+        + s2 * (pl.icone[v][1] if c2 >= 0.0 else pl.icone[v][3])
+    )
     phi = math.atan2(h, c0)
     if phi <= bound:
         return (lx, ly, lz), 0.0, c0, None
     cb = math.cos(bound)
     sb = math.sin(bound) / h
-    lp = (cb * r[0] + sb * (c1 * e1[0] + c2 * e2[0]),
-          cb * r[1] + sb * (c1 * e1[1] + c2 * e2[1]),
-          cb * r[2] + sb * (c1 * e1[2] + c2 * e2[2]))
+    lp = (
+        cb * r[0] + sb * (c1 * e1[0] + c2 * e2[0]),
+        cb * r[1] + sb * (c1 * e1[1] + c2 * e2[1]),
+        cb * r[2] + sb * (c1 * e1[2] + c2 * e2[2]),
+    )
     return lp, phi - bound, cb, None
 
 
@@ -207,8 +225,12 @@ def _axial_twist(pl: Plan, c: int, l, s0: float) -> float:
     psi = math.atan2(c2, c1)
     cone = pl.cone[c]
     best, best_s = 0.0, s0
-    for axis, half in ((0.0, cone[0]), (0.5 * math.pi, cone[1]), (math.pi, cone[2]),
-                       (-0.5 * math.pi, cone[3])):
+    for axis, half in (
+        (0.0, cone[0]),
+        (0.5 * math.pi, cone[1]),
+        (math.pi, cone[2]),
+        (-0.5 * math.pi, cone[3]),
+    ):
         t = (psi - axis + math.pi) % _TWO_PI - math.pi
         s = max(phi - half, 0.0) + C.TWIST_STAY * abs(t)
         if s < best_s:
@@ -405,8 +427,7 @@ def arc(pl: Plan, root, t, p):
     for a in angs:
         phi += a
         s, c = rad * math.sin(phi), rad * math.cos(phi)
-        out.append((cx + s * u[0] + c * w[0], cy + s * u[1] + c * w[1],
-                    cz + s * u[2] + c * w[2]))
+        out.append((cx + s * u[0] + c * w[0], cy + s * u[1] + c * w[1], cz + s * u[2] + c * w[2]))
     return out
 
 
@@ -422,7 +443,7 @@ def arc_curvature(lens, total, d):
         return 0.0
     hi = 2.0 / max(lens)
     lo = 0.0
-    cube = total ** 3 - sum(ln ** 3 for ln in lens)
+    cube = total**3 - sum(ln**3 for ln in lens)
     k = math.sqrt(24.0 * (total - d) / cube) if cube > 0.0 else 0.5 * hi
     if not 0.0 < k < hi:
         k = 0.5 * hi
@@ -455,8 +476,23 @@ def arc_curvature(lens, total, d):
 class State:
     """Everything one pose's solve carries between iterations (resumable)."""
 
-    __slots__ = ("p", "f", "err", "prev", "best_err", "best_p", "best_f", "it",
-                 "since", "att_best", "anchor", "nrest", "narc", "reason", "hist")
+    __slots__ = (
+        "p",
+        "f",
+        "err",
+        "prev",
+        "best_err",
+        "best_p",
+        "best_f",
+        "it",
+        "since",
+        "att_best",
+        "anchor",
+        "nrest",
+        "narc",
+        "reason",
+        "hist",
+    )
 
     def __init__(self, p, f, err):
         self.p = p
@@ -513,8 +549,7 @@ def run(pl: Plan, st: State, t, root, dirv, tol, eps, max_iter, restarts, track)
     effs = pl.effs
     ne = len(effs)
     reach_e = pl.reach_e
-    can_restart = restarts > 0 and all(
-        math.dist(t[k], root) <= reach_e[k] for k in range(ne))
+    can_restart = restarts > 0 and all(math.dist(t[k], root) <= reach_e[k] for k in range(ne))
     dist_t = math.dist(t[0], root) if pl.arc_ok else 0.0
     arc_far = pl.arc_ok and dist_t >= C.ARC_FRACTION * pl.reach
     while True:
@@ -533,8 +568,11 @@ def run(pl: Plan, st: State, t, root, dirv, tol, eps, max_iter, restarts, track)
                 tv = []
                 for k, v in enumerate(effs):
                     tk, ek = t[k], st.p[v]
-                    x = (tk[0] + beta * (tk[0] - ek[0]), tk[1] + beta * (tk[1] - ek[1]),
-                         tk[2] + beta * (tk[2] - ek[2]))
+                    x = (
+                        tk[0] + beta * (tk[0] - ek[0]),
+                        tk[1] + beta * (tk[1] - ek[1]),
+                        tk[2] + beta * (tk[2] - ek[2]),
+                    )
                     dx, dy, dz = x[0] - root[0], x[1] - root[1], x[2] - root[2]
                     dd = math.sqrt(dx * dx + dy * dy + dz * dz)
                     lim = reach_e[k] * (1.0 - 1e-6)
@@ -576,8 +614,9 @@ def run(pl: Plan, st: State, t, root, dirv, tol, eps, max_iter, restarts, track)
             st.narc += 1
         elif can_restart and st.nrest < restarts:
             pos, fr = pl.restart_table_py()
-            k = pl.restart_index([[a - b for a, b in zip(tk, root, strict=True)] for tk in t],
-                                 st.nrest)
+            k = pl.restart_index(
+                [[a - b for a, b in zip(tk, root, strict=True)] for tk in t], st.nrest
+            )
             st.p = [(x[0] + root[0], x[1] + root[1], x[2] + root[2]) for x in pos[k]]
             if st.f is not None:
                 st.f = fr[k]

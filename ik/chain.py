@@ -72,8 +72,9 @@ class Joint:
 def _range(lo: float, hi: float, name: str, bound: float) -> tuple[float, float]:
     lo, hi = float(lo), float(hi)
     if not (np.isfinite(lo) and np.isfinite(hi)) or lo > hi or lo < -bound or hi > bound:
-        raise ConstraintError(f"{name} must satisfy -{bound:.4g} <= lo <= hi <= {bound:.4g}, "
-                              f"got ({lo}, {hi})")
+        raise ConstraintError(
+            f"{name} must satisfy -{bound:.4g} <= lo <= hi <= {bound:.4g}, got ({lo}, {hi})"
+        )
     return lo, hi
 
 
@@ -138,9 +139,7 @@ class Tree:
             e1 /= np.linalg.norm(e1)
             basis[v] = np.stack([r, e1, np.cross(r, e1)], axis=1)
         self._basis = basis
-        self.root = (
-            np.zeros(dim) if root is None else as_points(root, dim, "root").reshape(dim)
-        )
+        self.root = np.zeros(dim) if root is None else as_points(root, dim, "root").reshape(dim)
         if joints is None:
             joints = [None] * n
         if len(joints) != n:
@@ -246,9 +245,11 @@ class Tree:
         """Copy with an elliptical cone limit (ball joint): one half-angle or four
         ``(+e1, +e2, -e1, -e2)`` [rad], each in ``(0, pi]``."""
         v = self._node(joint)
-        h = np.broadcast_to(np.asarray(half_angles, dtype=float), (4,)) if np.ndim(
-            half_angles
-        ) == 0 else np.asarray(half_angles, dtype=float)
+        h = (
+            np.broadcast_to(np.asarray(half_angles, dtype=float), (4,))
+            if np.ndim(half_angles) == 0
+            else np.asarray(half_angles, dtype=float)
+        )
         if h.shape != (4,) or not np.all((h > 0.0) & (h <= np.pi)):
             raise ConstraintError(f"cone half-angles must be 1 or 4 values in (0, pi], got {h}")
         j = self._joints[v]
@@ -496,14 +497,16 @@ class Tree:
             if twist is not None:
                 t = np.clip(t, twist[0], twist[1])
             # distance of the hinge plane from the child bone (nonzero only when clipped)
-            miss = np.abs(ca + rho * np.cos(t - base)) / np.maximum(np.linalg.norm(g, axis=-1),
-                                                                    1e-300)
+            miss = np.abs(ca + rho * np.cos(t - base)) / np.maximum(
+                np.linalg.norm(g, axis=-1), 1e-300
+            )
             score = np.abs(t) + 100.0 * miss
             if jc.limits is not None:
                 gl = np.einsum("bji,bj->bi", axis_angle(r, t), g)
                 th = np.arctan2(gl @ arc, gl @ rc)
-                score = score + 10.0 * np.maximum(np.maximum(jc.limits[0] - th, th - jc.limits[1]),
-                                                  0.0)
+                score = score + 10.0 * np.maximum(
+                    np.maximum(jc.limits[0] - th, th - jc.limits[1]), 0.0
+                )
             if best is None:
                 best, best_score = t, score
             else:
@@ -657,8 +660,10 @@ class Tree:
         return q.reshape(batch + (self.dof,))
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}(bones={self.n_bones}, dim={self._dim}, "
-                f"effectors={self.effectors}, dof={self.dof})")
+        return (
+            f"{type(self).__name__}(bones={self.n_bones}, dim={self._dim}, "
+            f"effectors={self.effectors}, dof={self.dof})"
+        )
 
 
 class Chain(Tree):
@@ -683,8 +688,12 @@ class Chain(Tree):
         return cls(np.arange(-1, ls.size), off, root=root)
 
     @classmethod
-    def from_points(cls, points: np.ndarray, parents: Sequence[int] | None = None,
-                    names: Sequence[Hashable] | None = None) -> Chain:
+    def from_points(
+        cls,
+        points: np.ndarray,
+        parents: Sequence[int] | None = None,
+        names: Sequence[Hashable] | None = None,
+    ) -> Chain:
         """Chain whose rest pose has its nodes at ``points (bones + 1, dim)``."""
         pts = np.asarray(points, dtype=float)
         return super().from_points(pts, np.arange(-1, pts.shape[0] - 1), names)  # type: ignore[return-value]

@@ -1,13 +1,13 @@
 """Exceptions raised by the IK toolkit.
 
-All of them derive from :class:`IKError`, itself a :class:`ValueError`, so callers that
-validate user input can catch ``ValueError`` and the CLI can print one line.
+All of them derive from :class:`IKError`, itself a :class:`quadsim.QuadsimError` (a
+``ValueError``), so the CLI prints them as one line.
 """
 
-from __future__ import annotations
+from quadsim.errors import QuadsimError
 
 
-class IKError(ValueError):
+class IKError(QuadsimError):
     """Invalid input to an IK function (message names the problem)."""
 
 

@@ -69,8 +69,9 @@ def _prepare(tree, target, targets, root_target, directions, init, batch):
     want = (len(effs), dim)
     if batch:
         if t.ndim != 3 or t.shape[1:] != want:
-            raise ShapeError(f"batched targets must have shape (B, {dim}) per effector, "
-                             f"got {t.shape}")
+            raise ShapeError(
+                f"batched targets must have shape (B, {dim}) per effector, got {t.shape}"
+            )
     elif t.shape != want:
         got = t.shape[-1:] if len(effs) == 1 else t.shape
         raise ShapeError(f"target must have shape ({dim},) per effector, got {got}")
@@ -185,9 +186,18 @@ def fabrik(
     )
     tol, eps, max_iter, restarts = _defaults(tree, tol, eps, max_iter, restarts)
     pl = plan_for(tree, effs, dir_effs)
-    st = solve_one(pl, _tuples(t3[0]), _tuples(init3[0]), tuple(root3[0].tolist()),
-                   None if dirv is None else _tuples(dirv[0]), tol, eps, max_iter,
-                   restarts, True)
+    st = solve_one(
+        pl,
+        _tuples(t3[0]),
+        _tuples(init3[0]),
+        tuple(root3[0].tolist()),
+        None if dirv is None else _tuples(dirv[0]),
+        tol,
+        eps,
+        max_iter,
+        restarts,
+        True,
+    )
     positions = np.array(st.best_p)[:, : tree.dim]
     q = None
     if angles:
@@ -246,7 +256,8 @@ def fabrik_batch(
     from ._fabrik_batch import solve_batch
 
     pos, frames, err, iters, reason, nrest = solve_batch(
-        pl, t3, init3, root3, dirv, tol, eps, max_iter, restarts)
+        pl, t3, init3, root3, dirv, tol, eps, max_iter, restarts
+    )
     positions = pos[..., : tree.dim]
     q = None
     if angles:
@@ -282,8 +293,7 @@ def _angles_batch(tree, pl, frames, pos3):
         r = np.array([pl.r[v + 1] for v in hv])
         ar = np.array([pl.ar[v + 1] for v in hv])
         lc = np.einsum("vijb,vj->vib", rot[hv], r)
-        q[:, qoff[hv]] = np.arctan2(np.einsum("vib,vi->bv", lc, ar),
-                                    np.einsum("vib,vi->bv", lc, r))
+        q[:, qoff[hv]] = np.arctan2(np.einsum("vib,vi->bv", lc, ar), np.einsum("vib,vi->bv", lc, r))
     if not hinge.all():
         bv = np.nonzero(~hinge)[0]
         cols = (qoff[bv][:, None] + np.arange(3)).reshape(-1)

@@ -195,8 +195,9 @@ def jacobian_ik(
     def done(d: float, r: float) -> bool:
         return d <= tol and (r_target is None or r <= tol / reach)
 
-    def attempt(q: np.ndarray, budget: int) -> tuple[np.ndarray, float, float, float, int,
-                                                     str, list[float]]:
+    def attempt(
+        q: np.ndarray, budget: int
+    ) -> tuple[np.ndarray, float, float, float, int, str, list[float]]:
         """One solve from ``q`` of at most ``budget`` iterations: ``(q, dist, rot_err,
         merit, iterations, reason, residual per iteration)``; the residual never grows."""
         res, dist, rot_err = residual(q)
@@ -246,8 +247,7 @@ def jacobian_ik(
 
     # restarts only help when the targets may be reachable
     t_rel = t - tree.root[:dim]
-    may_reach = bool(np.all(np.linalg.norm(t_rel, axis=-1)
-                            <= _effector_reach(tree, effs) + tol))
+    may_reach = bool(np.all(np.linalg.norm(t_rel, axis=-1) <= _effector_reach(tree, effs) + tol))
     table: np.ndarray | None = None
     history: list[float] = []
     iterations = 0
@@ -265,8 +265,7 @@ def jacobian_ik(
         key = (not done(dist, rot_err), merit)
         if best is None or key < best_key:
             best, best_key = (q, dist, rot_err, merit), key
-        if (reason != "stalled" or not may_reach or n_rest >= restarts
-                or iterations >= max_iter):
+        if reason != "stalled" or not may_reach or n_rest >= restarts or iterations >= max_iter:
             break
         if table is None:
             table = restart_poses(tree, min(restarts, max(max_iter - iterations, 1)))

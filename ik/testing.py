@@ -59,8 +59,9 @@ def hand_tree(dim: int = 3) -> Tree:
     pts = [np.zeros(3), np.array([1.0, 0.0, 0.0])]
     parents = [-1, 0]
     names = ["wrist", "palm"]
-    for f, (y, ln) in enumerate(zip((-0.6, -0.25, 0.05, 0.35, 0.6), (0.7, 1.0, 1.1, 1.0, 0.8),
-                                    strict=True)):
+    for f, (y, ln) in enumerate(
+        zip((-0.6, -0.25, 0.05, 0.35, 0.6), (0.7, 1.0, 1.1, 1.0, 0.8), strict=True)
+    ):
         base = len(pts)
         start = np.array([1.0 if f else 0.6, y, 0.0])
         pts.append(start)

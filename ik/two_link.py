@@ -15,8 +15,14 @@ from ._validate import as_points, bone_length
 from .errors import IKError, ShapeError
 from .result import IKResult
 
-__all__ = ["PlanarTwoLink", "clamped_angles_float", "solve_2d", "solve_2d_unchecked", "solve_3d",
-           "two_link"]
+__all__ = [
+    "PlanarTwoLink",
+    "clamped_angles_float",
+    "solve_2d",
+    "solve_2d_unchecked",
+    "solve_3d",
+    "two_link",
+]
 
 _EPS = 8.0 * np.finfo(float).eps
 
@@ -61,8 +67,9 @@ def _clamped_angles(l1, l2, full, dc, sgn, rmin):
     return a1, theta2
 
 
-def clamped_angles_float(l1: float, l2: float, dist: float, bend_sign: float,
-                         rmin: float, rmax: float) -> tuple[float, float]:  # fmt: skip
+def clamped_angles_float(
+    l1: float, l2: float, dist: float, bend_sign: float, rmin: float, rmax: float
+) -> tuple[float, float]:
     """`_clamped_angles` for one target at distance `dist` [length] (clamped here to
     [rmin, rmax]), in float math: (a1, theta2) [rad], the same floats (math's sin, cos,
     atan2 and sqrt are libm's, as numpy's). For a controller that solves a few legs at a
@@ -132,15 +139,17 @@ class PlanarTwoLink:
     thousands of times a second): the terms of the lengths alone are worked out once, and
     only the angles are returned (no `reached` mask). The same floats as the function."""
 
-    def __init__(self, l1: float | np.ndarray, l2: float | np.ndarray,
-                 max_reach: float = 1.0) -> None:  # fmt: skip
+    def __init__(
+        self, l1: float | np.ndarray, l2: float | np.ndarray, max_reach: float = 1.0
+    ) -> None:
         self.l1, self.l2 = l1, l2
         self.full = l1 + l2
         self.rmin = abs(l1 - l2)
         self.rmax = max_reach * (l1 + l2)
 
-    def angles(self, x: np.ndarray, y: np.ndarray,
-               bend_sign: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    def angles(
+        self, x: np.ndarray, y: np.ndarray, bend_sign: np.ndarray | float
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(theta1, theta2) [rad] for targets (x, y) relative to the first joint; `bend_sign`
         +-1. Targets out of reach get the clamped pose pointing at them."""
         # minimum(maximum()) is clip without ndarray.clip's Python-level wrapper

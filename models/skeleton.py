@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from models.spec import FORE, LEGS, DogSpec
+from quadsim.models.spec import FORE, LEGS, DogSpec
 
 X = (1.0, 0.0, 0.0)
 Y = (0.0, 1.0, 0.0)
@@ -54,8 +54,11 @@ class Link:
     def inertia_diagonal(self) -> tuple[float, float, float]:
         """Principal moments [kg*m^2] about the shape's centre, in the shape's own axes."""
         i = self._solid_inertia()
-        return (max(i[0], self.min_inertia), max(i[1], self.min_inertia),
-                max(i[2], self.min_inertia))  # fmt: skip
+        return (
+            max(i[0], self.min_inertia),
+            max(i[1], self.min_inertia),
+            max(i[2], self.min_inertia),
+        )
 
     def _solid_inertia(self) -> tuple[float, float, float]:
         m = self.mass
@@ -163,8 +166,18 @@ def _capsule(
     foot_radius: float = 0.0,
 ) -> Link:
     center = tuple(0.5 * length * d for d in direction)
-    return Link(name, parent, origin, joints, mass, "capsule", (radius, length), center,
-                direction, foot_radius)  # fmt: skip
+    return Link(
+        name,
+        parent,
+        origin,
+        joints,
+        mass,
+        "capsule",
+        (radius, length),
+        center,
+        direction,
+        foot_radius,
+    )
 
 
 def _pitch_yaw_chain(
@@ -184,8 +197,9 @@ def _pitch_yaw_chain(
     for i in range(1, count + 1):
         name, pitch, yaw = f"{part}{i}", f"{part}{i}_pitch", f"{part}{i}_yaw"
         pair = (_joint(spec, pitch, f"{part}_pitch", Y), _joint(spec, yaw, f"{part}_yaw", Z))
-        links.append(_capsule(name, parent, origin, pair, spec.segment_mass(part), radius,
-                              length, direction))  # fmt: skip
+        links.append(
+            _capsule(name, parent, origin, pair, spec.segment_mass(part), radius, length, direction)
+        )
         joints.append((pitch, yaw))
         parent, origin = name, tuple(length * d for d in direction)
     return links, joints, parent, origin
@@ -196,40 +210,93 @@ def build_skeleton(spec: DogSpec) -> Skeleton:
     s = spec
     links: list[Link] = []
     px, py, pz = s.pelvis_size
-    links.append(Link("pelvis", None, (0.0, 0.0, 0.0), (), s.segment_mass("pelvis"), "box",
-                      s.pelvis_size, (0.0, 0.0, 0.0)))  # fmt: skip
+    links.append(
+        Link(
+            "pelvis",
+            None,
+            (0.0, 0.0, 0.0),
+            (),
+            s.segment_mass("pelvis"),
+            "box",
+            s.pelvis_size,
+            (0.0, 0.0, 0.0),
+        )
+    )
 
     # spine: pelvis -> spine1..n -> chest, pitch and yaw at each joint
     chain, spine_joints, parent, origin = _pitch_yaw_chain(
-        s, "spine", "pelvis", (0.5 * px, 0.0, 0.13 * pz), s.spine_segments,
-        s.spine_segment_length, s.spine_radius, X)  # fmt: skip
+        s,
+        "spine",
+        "pelvis",
+        (0.5 * px, 0.0, 0.13 * pz),
+        s.spine_segments,
+        s.spine_segment_length,
+        s.spine_radius,
+        X,
+    )
     links += chain
     spine_links = [k.name for k in chain]
     cx, cy, cz = s.chest_size
-    chest_joints = (_joint(s, "chest_pitch", "spine_pitch", Y),
-                    _joint(s, "chest_yaw", "spine_yaw", Z))  # fmt: skip
-    links.append(Link("chest", parent, origin, chest_joints, s.segment_mass("chest"), "box",
-                      s.chest_size, (0.5 * cx, 0.0, -0.125 * cz)))  # fmt: skip
+    chest_joints = (
+        _joint(s, "chest_pitch", "spine_pitch", Y),
+        _joint(s, "chest_yaw", "spine_yaw", Z),
+    )
+    links.append(
+        Link(
+            "chest",
+            parent,
+            origin,
+            chest_joints,
+            s.segment_mass("chest"),
+            "box",
+            s.chest_size,
+            (0.5 * cx, 0.0, -0.125 * cz),
+        )
+    )
     spine_joints.append(("chest_pitch", "chest_yaw"))
 
     # neck and head, from the front top of the chest
     ce, se = math.cos(s.neck_elevation), math.sin(s.neck_elevation)
     neck_dir = (ce, 0.0, se)
     chain, neck_joints, parent, origin = _pitch_yaw_chain(
-        s, "neck", "chest", (0.92 * cx, 0.0, 0.25 * cz), s.neck_segments,
-        s.neck_segment_length, s.neck_radius, neck_dir)  # fmt: skip
+        s,
+        "neck",
+        "chest",
+        (0.92 * cx, 0.0, 0.25 * cz),
+        s.neck_segments,
+        s.neck_segment_length,
+        s.neck_radius,
+        neck_dir,
+    )
     links += chain
     hx, hy, hz = s.head_size
     head_joints = (_joint(s, "head_pitch", "head_pitch", Y), _joint(s, "head_yaw", "head_yaw", Z))
-    links.append(Link("head", parent, origin, head_joints, s.segment_mass("head"), "box",
-                      s.head_size, (0.33 * hx, 0.0, 0.0)))  # fmt: skip
+    links.append(
+        Link(
+            "head",
+            parent,
+            origin,
+            head_joints,
+            s.segment_mass("head"),
+            "box",
+            s.head_size,
+            (0.33 * hx, 0.0, 0.0),
+        )
+    )
 
     # tail, from the back top of the pelvis
     ct, st = math.cos(s.tail_depression), math.sin(s.tail_depression)
     tail_dir = (-ct, 0.0, -st)
     chain, tail_joints, _, _ = _pitch_yaw_chain(
-        s, "tail", "pelvis", (-0.5 * px, 0.0, 0.3 * pz), s.tail_segments,
-        s.tail_segment_length, s.tail_radius, tail_dir)  # fmt: skip
+        s,
+        "tail",
+        "pelvis",
+        (-0.5 * px, 0.0, 0.3 * pz),
+        s.tail_segments,
+        s.tail_segment_length,
+        s.tail_radius,
+        tail_dir,
+    )
     links += chain
 
     # legs: hang straight down at zero angles
@@ -259,19 +326,39 @@ def build_skeleton(spec: DogSpec) -> Skeleton:
             else:
                 joints = (_joint(s, jnames[i + 1], kinds[i + 1], Y),)
             is_toe = i == 3
-            links.append(_capsule(lname, parent, origin, joints, s.segment_mass(parts[i]),
-                                  s.limb_radius * (0.7 if is_toe else 1.0), length, down,
-                                  s.foot_radius if is_toe else 0.0))  # fmt: skip
+            links.append(
+                _capsule(
+                    lname,
+                    parent,
+                    origin,
+                    joints,
+                    s.segment_mass(parts[i]),
+                    s.limb_radius * (0.7 if is_toe else 1.0),
+                    length,
+                    down,
+                    s.foot_radius if is_toe else 0.0,
+                )
+            )
             parent, origin = lname, (0.0, 0.0, -length)
-        legs[leg] = LegMap(leg, frame, lnames, jnames, lnames[-1], (0.0, 0.0, -lengths[3]),
-                           lengths)  # fmt: skip
+        legs[leg] = LegMap(leg, frame, lnames, jnames, lnames[-1], (0.0, 0.0, -lengths[3]), lengths)
 
     # connectors between the DOFs of one joint take their mass from the child segment,
     # so the whole dog weighs exactly spec.total_mass
-    links = [replace(k, mass=k.mass - max(len(k.joints) - 1, 0) * s.connector_mass,
-                     min_inertia=s.min_link_inertia) for k in links]  # fmt: skip
-    torso = ("pelvis", *spine_links, "chest", *(f"neck{i + 1}" for i in range(s.neck_segments)),
-             "head")  # fmt: skip
+    links = [
+        replace(
+            k,
+            mass=k.mass - max(len(k.joints) - 1, 0) * s.connector_mass,
+            min_inertia=s.min_link_inertia,
+        )
+        for k in links
+    ]
+    torso = (
+        "pelvis",
+        *spine_links,
+        "chest",
+        *(f"neck{i + 1}" for i in range(s.neck_segments)),
+        "head",
+    )
     markers: dict[str, tuple[str, tuple[float, float, float]]] = {
         "pelvis": ("pelvis", (0.0, 0.0, 0.0)),
         "mid_spine": (spine_links[len(spine_links) // 2], (0.5 * s.spine_segment_length, 0, 0)),

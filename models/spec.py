@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from models.errors import ModelError
+from quadsim.models.errors import ModelError
 
 LEGS = ("LF", "RF", "LH", "RH")
 FORE = ("LF", "RF")
@@ -174,14 +174,30 @@ class DogSpec:
         """The same dog built for another body mass: lengths ~ m^(1/3), torques ~ m^(4/3)."""
         s = (total_mass / self.total_mass) ** (1.0 / 3.0)
         length_fields = [
-            "spine_segment_length", "spine_radius", "neck_segment_length", "neck_radius",
-            "tail_segment_length", "tail_radius", "upper_arm", "forearm", "fore_cannon",
-            "fore_toe", "thigh", "shank", "hind_cannon", "hind_toe", "limb_radius",
+            "spine_segment_length",
+            "spine_radius",
+            "neck_segment_length",
+            "neck_radius",
+            "tail_segment_length",
+            "tail_radius",
+            "upper_arm",
+            "forearm",
+            "fore_cannon",
+            "fore_toe",
+            "thigh",
+            "shank",
+            "hind_cannon",
+            "hind_toe",
+            "limb_radius",
             "foot_radius",
-        ]  # fmt: skip
+        ]
         vector_fields = [
-            "pelvis_size", "chest_size", "hip_offset", "shoulder_offset", "head_size",
-        ]  # fmt: skip
+            "pelvis_size",
+            "chest_size",
+            "hip_offset",
+            "shoulder_offset",
+            "head_size",
+        ]
         changes: dict[str, object] = {k: getattr(self, k) * s for k in length_fields}
         changes.update({k: tuple(v * s for v in getattr(self, k)) for k in vector_fields})
         torque_scale = s**4  # force ~ m ~ s^3, lever arm ~ s

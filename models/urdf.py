@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from xml.sax.saxutils import quoteattr
 
-from models.skeleton import Link, Skeleton, build_skeleton
-from models.spec import DogSpec
+from quadsim.models.skeleton import Link, Skeleton, build_skeleton
+from quadsim.models.spec import DogSpec
 
 
 def _f(v: float) -> str:
@@ -74,7 +74,7 @@ def _link_xml(link: Link) -> str:
 def _connector_xml(name: str, mass: float) -> str:
     i = 0.4 * mass * 0.03**2
     return (
-        f"<link name={quoteattr(name)}><inertial><origin xyz=\"0 0 0\"/>"
+        f'<link name={quoteattr(name)}><inertial><origin xyz="0 0 0"/>'
         f'<mass value="{_f(mass)}"/><inertia ixx="{_f(i)}" iyy="{_f(i)}" izz="{_f(i)}" '
         'ixy="0" ixz="0" iyz="0"/></inertial></link>'
     )
@@ -104,7 +104,7 @@ def urdf_text(spec_or_skeleton: DogSpec | Skeleton) -> str:
             origin = link.origin if k == 0 else (0.0, 0.0, 0.0)
             parts.append(
                 f'<joint name={quoteattr(joint.name)} type="revolute">'
-                f'<parent link={quoteattr(parent)}/><child link={quoteattr(child)}/>'
+                f"<parent link={quoteattr(parent)}/><child link={quoteattr(child)}/>"
                 f'<origin xyz="{_xyz(origin)}" rpy="0 0 0"/><axis xyz="{_xyz(joint.axis)}"/>'
                 f'<limit lower="{_f(joint.lower)}" upper="{_f(joint.upper)}" '
                 f'effort="{_f(joint.torque_limit)}" velocity="30"/>'

@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from optimize.errors import RunDirError
-from optimize.executors import SerialExecutor, evaluate_batch_outcomes
+from quadsim.optimize.errors import RunDirError
+from quadsim.optimize.executors import SerialExecutor, evaluate_batch_outcomes
 
 __all__ = [
     "RunConfig",
@@ -61,8 +61,17 @@ CONFIG_JSON = "config.json"
 CHECKPOINT_VERSION = 1
 #: Bit set in an evaluation seed when random pushes are on (see :func:`decode_eval_seed`).
 PUSH_FLAG = 1 << 30
-BASE_COLUMNS = ("generation", "evals", "best_f", "gen_best_f", "median_f", "sigma",
-                "popsize", "restart", "n_failed")  # fmt: skip
+BASE_COLUMNS = (
+    "generation",
+    "evals",
+    "best_f",
+    "gen_best_f",
+    "median_f",
+    "sigma",
+    "popsize",
+    "restart",
+    "n_failed",
+)
 
 Callback = Callable[[int, np.ndarray, np.ndarray], None]
 
@@ -220,8 +229,9 @@ def plot_convergence(
         return
     g = [r["generation"] for r in history]
     terms = sorted({k for r in history for k in r} - set(BASE_COLUMNS))
-    fig, axes = plt.subplots(2 if terms else 1, 1, figsize=(8, 6 if terms else 4),
-                             sharex=True, squeeze=False)  # fmt: skip
+    fig, axes = plt.subplots(
+        2 if terms else 1, 1, figsize=(8, 6 if terms else 4), sharex=True, squeeze=False
+    )
     ax = axes[0, 0]
     best = np.array([r["best_f"] for r in history], dtype=float)
     med = np.array([r["median_f"] for r in history], dtype=float)
@@ -359,8 +369,11 @@ def _differences(old: RunConfig, new: RunConfig) -> list[str]:
 
 
 def _mismatch(rd: Path, diff: list[str]) -> RunDirError:
-    return RunDirError(f"{rd} holds a different run: " + "; ".join(diff)
-                       + " (resume with the same settings, or choose another --out)")
+    return RunDirError(
+        f"{rd} holds a different run: "
+        + "; ".join(diff)
+        + " (resume with the same settings, or choose another --out)"
+    )
 
 
 def resume(
@@ -402,9 +415,15 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
     from tqdm.auto import tqdm
 
     ex = executor if executor is not None else SerialExecutor()
-    bar = tqdm(total=config.max_evals, initial=min(state["evals"], config.max_evals),
-               disable=quiet, unit="eval", dynamic_ncols=True, desc=f"cma {config.gait}",
-               smoothing=0.1)  # fmt: skip
+    bar = tqdm(
+        total=config.max_evals,
+        initial=min(state["evals"], config.max_evals),
+        disable=quiet,
+        unit="eval",
+        dynamic_ncols=True,
+        desc=f"cma {config.gait}",
+        smoothing=0.1,
+    )
     interrupted = False
     seeds = [eval_seed(config, k) for k in range(config.seeds_per_candidate)]
     try:
@@ -441,12 +460,17 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
             state["generation"] += 1
             state["evals"] += len(xs)
             row = {
-                "generation": state["generation"], "evals": state["evals"],
-                "best_f": state["best_f"], "gen_best_f": float(f[gen_best]),
-                "median_f": float(np.median(f)), "sigma": float(es.sigma),
-                "popsize": int(len(X)), "restart": state["restarts"], "n_failed": n_failed,
+                "generation": state["generation"],
+                "evals": state["evals"],
+                "best_f": state["best_f"],
+                "gen_best_f": float(f[gen_best]),
+                "median_f": float(np.median(f)),
+                "sigma": float(es.sigma),
+                "popsize": int(len(X)),
+                "restart": state["restarts"],
+                "n_failed": n_failed,
                 **terms_per[gen_best],
-            }  # fmt: skip
+            }
             state["history"].append(row)
             stop = {k_: v for k_, v in es.stop().items() if k_ != "maxfevals"}
             if stop and state["evals"] < config.max_evals:
@@ -480,11 +504,16 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
             warnings.warn(f"convergence plot failed: {e}", stacklevel=2)
     best_x = np.asarray(state["best_x"] if state["best_x"] is not None else [np.nan] * config.dim)
     return RunResult(
-        best_x=best_x, best_f=float(state["best_f"]), best_terms=dict(state["best_terms"]),
-        evals=int(state["evals"]), generations=int(state["generation"]),
-        history=list(state["history"]), run_dir=rd, interrupted=interrupted,
+        best_x=best_x,
+        best_f=float(state["best_f"]),
+        best_terms=dict(state["best_terms"]),
+        evals=int(state["evals"]),
+        generations=int(state["generation"]),
+        history=list(state["history"]),
+        run_dir=rd,
+        interrupted=interrupted,
         stop_reason="interrupted" if interrupted else state["stop_reason"],
-    )  # fmt: skip
+    )
 
 
 def wall_clock() -> float:

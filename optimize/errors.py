@@ -6,10 +6,10 @@ the problem and, where there are any, the valid choices. The CLI turns them into
 one line on stderr and exit status 2.
 """
 
-from __future__ import annotations
+from quadsim.errors import QuadsimError
 
 
-class OptimizeError(ValueError):
+class OptimizeError(QuadsimError):
     """Base class of the user-facing errors of ``optimize``."""
 
 

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from optimize.errors import ExecutorSpecError, MissingDependencyError
+from quadsim.optimize.errors import ExecutorSpecError, MissingDependencyError
 
 __all__ = [
     "SerialExecutor",
@@ -193,9 +193,12 @@ def _raise_soft_timeout(signum: int, frame: Any) -> None:
 def _call_with_timeout(fn: Callable[..., Any], x: np.ndarray, seed: int, timeout_s: float):  # noqa: ANN202
     """Worker side: run fn(x, seed); in a main thread, an itimer ends it after timeout_s."""
     use_alarm = (
-        timeout_s is not None and math.isfinite(timeout_s) and timeout_s > 0
-        and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    )  # fmt: skip
+        timeout_s is not None
+        and math.isfinite(timeout_s)
+        and timeout_s > 0
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
     if not use_alarm:
         return fn(x, seed)
     old = signal.signal(signal.SIGALRM, _raise_soft_timeout)

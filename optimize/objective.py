@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from optimize.errors import ObjectiveError
-from optimize.reference import (
+from quadsim.optimize.errors import ObjectiveError
+from quadsim.optimize.reference import (
     FEET,
     LEG_ROOT_MARKERS,
     StrideCycle,
@@ -245,9 +245,13 @@ def f_d(
 def _cycle_with_origin(t, markers, names, si, bounds, ref, log):  # noqa: ANN001, ANN202
     """Body-frame cycle of the matched markers, origin from the full marker set."""
     full = sim_stride_cycle(
-        t, markers, names, bounds, n_phase=ref.n_phase,
+        t,
+        markers,
+        names,
+        bounds,
+        n_phase=ref.n_phase,
         base_pos=np.asarray(log["base_pos"]) if "base_pos" in log else None,
-    )  # fmt: skip
+    )
     return full[:, si]
 
 
@@ -346,9 +350,14 @@ def evaluate_log(
     terms = {"f_d": 0.0, "f_v": 0.0, "f_h": 0.0, "f_r": 0.0}
     if fell:
         return Objective(
-            total=fall_penalty(survived, duration, penalty_scale), **terms, fell=True,
-            survived_s=survived, duration_s=duration, weights=weights, skipped=tuple(terms),
-        )  # fmt: skip
+            total=fall_penalty(survived, duration, penalty_scale),
+            **terms,
+            fell=True,
+            survived_s=survived,
+            duration_s=duration,
+            weights=weights,
+            skipped=tuple(terms),
+        )
     start = int(np.searchsorted(t, t[0] + start_s))
     contact = np.asarray(log["foot_contact"], dtype=bool) if "foot_contact" in log else None
     bounds = stride_bounds(contact, start=start) if contact is not None else []
@@ -358,9 +367,13 @@ def evaluate_log(
     else:
         skipped.append("f_d")
     base_pos = np.asarray(log["base_pos"], dtype=float)
-    terms["f_v"] = f_v(t[start:], base_pos[start:], v_cmd,
-                       heading_cmd_rad=math.radians(heading_cmd_deg),
-                       bounds=[(a - start, b - start) for a, b in bounds])  # fmt: skip
+    terms["f_v"] = f_v(
+        t[start:],
+        base_pos[start:],
+        v_cmd,
+        heading_cmd_rad=math.radians(heading_cmd_deg),
+        bounds=[(a - start, b - start) for a, b in bounds],
+    )
     if "head" in names and len(t) >= 3:
         terms["f_h"] = f_h(t, np.asarray(log["markers"])[:, names.index("head")])
     else:
@@ -370,10 +383,20 @@ def evaluate_log(
     total += weights.r * terms["f_r"]
     if not math.isfinite(total):
         return Objective(
-            total=fall_penalty(survived, duration, penalty_scale), **terms, fell=True,
-            survived_s=survived, duration_s=duration, weights=weights, skipped=tuple(skipped),
-        )  # fmt: skip
+            total=fall_penalty(survived, duration, penalty_scale),
+            **terms,
+            fell=True,
+            survived_s=survived,
+            duration_s=duration,
+            weights=weights,
+            skipped=tuple(skipped),
+        )
     return Objective(
-        total=float(total), **terms, fell=False, survived_s=survived, duration_s=duration,
-        weights=weights, skipped=tuple(skipped),
-    )  # fmt: skip
+        total=float(total),
+        **terms,
+        fell=False,
+        survived_s=survived,
+        duration_s=duration,
+        weights=weights,
+        skipped=tuple(skipped),
+    )

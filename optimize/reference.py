@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from optimize.errors import ReferenceAnalysisError, ReferenceFormatError
+from quadsim.optimize.errors import ReferenceAnalysisError, ReferenceFormatError
 
 __all__ = [
     "FEET",
@@ -66,13 +66,33 @@ TOE_MARKERS: dict[str, str] = {f: f"{f}_toe" for f in FEET}
 #: Canonical marker names, in the order of the mocap columns (pelvis duplicate dropped).
 #: The simulated dog emits markers under these names.
 MARKER_NAMES: tuple[str, ...] = (
-    "pelvis", "mid_spine", "neck_base", "mid_neck", "head",
-    "LF_scapula", "LF_shoulder", "LF_elbow", "LF_wrist", "LF_toe",
-    "RF_scapula", "RF_shoulder", "RF_elbow", "RF_wrist", "RF_toe",
-    "LH_hip", "LH_knee", "LH_hock", "LH_toe",
-    "RH_hip", "RH_knee", "RH_hock", "RH_toe",
-    "tail_base", "tail_mid", "tail_tip",
-)  # fmt: skip
+    "pelvis",
+    "mid_spine",
+    "neck_base",
+    "mid_neck",
+    "head",
+    "LF_scapula",
+    "LF_shoulder",
+    "LF_elbow",
+    "LF_wrist",
+    "LF_toe",
+    "RF_scapula",
+    "RF_shoulder",
+    "RF_elbow",
+    "RF_wrist",
+    "RF_toe",
+    "LH_hip",
+    "LH_knee",
+    "LH_hock",
+    "LH_toe",
+    "RH_hip",
+    "RH_knee",
+    "RH_hock",
+    "RH_toe",
+    "tail_base",
+    "tail_mid",
+    "tail_tip",
+)
 
 #: Mocap column (marker index 0..26) of each canonical marker; column 1 (pelvis copy) unused.
 MOCAP_COLUMNS: dict[str, int] = {
@@ -86,8 +106,11 @@ MOCAP_ATTRIBUTION = (
 )
 #: Markers whose height above ground defines the leg length (shoulder / hip joints).
 LEG_ROOT_MARKERS: dict[str, str] = {
-    "LF": "LF_shoulder", "RF": "RF_shoulder", "LH": "LH_hip", "RH": "RH_hip",
-}  # fmt: skip
+    "LF": "LF_shoulder",
+    "RF": "RF_shoulder",
+    "LH": "LH_hip",
+    "RH": "RH_hip",
+}
 
 
 @dataclass(frozen=True)
@@ -238,9 +261,13 @@ def _parse_mocap(p: Path, lines: list[str], *, align: bool) -> ReferenceMotion:
     world = raw[:, cols, :][:, :, [2, 0, 1]]
     t = np.arange(len(rows)) / MOCAP_FPS
     motion = ReferenceMotion(
-        t=t, markers=world, marker_names=MARKER_NAMES, fps=MOCAP_FPS, source=str(p),
+        t=t,
+        markers=world,
+        marker_names=MARKER_NAMES,
+        fps=MOCAP_FPS,
+        source=str(p),
         attribution=MOCAP_ATTRIBUTION,
-    )  # fmt: skip
+    )
     return heading_align(motion) if align else motion
 
 
@@ -364,13 +391,15 @@ class GaitStats:
             "stride_period_s": round(self.stride_period_s, 4),
             "mean_speed_mps": round(self.speed_mps, 4),
             "touchdown_order": list(self.touchdown_order),
-            "swing_intervals": {k: [round(a, 4), round(b, 4)] for k, (a, b) in
-                                self.swing_intervals.items()},
+            "swing_intervals": {
+                k: [round(a, 4), round(b, 4)] for k, (a, b) in self.swing_intervals.items()
+            },
             "n_strides": len(self.strides),
             "periodic": self.periodic,
-            "touchdowns_s": {k: [round(float(x), 4) for x in v]
-                             for k, v in self.touchdowns.items()},
-        }  # fmt: skip
+            "touchdowns_s": {
+                k: [round(float(x), 4) for x in v] for k, v in self.touchdowns.items()
+            },
+        }
 
 
 def _horizontal_speed(pos: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -562,10 +591,18 @@ def _finish_stats(stance, td, lo, duty, period, phase, v, strides, periodic) -> 
         if np.isfinite(phase[f]) and np.isfinite(duty[f]):
             swing[f] = (float((phase[f] - (1 - duty[f])) % 1.0), float(phase[f]))
     return GaitStats(
-        stance=stance, touchdowns=td, liftoffs=lo, duty_factor=duty, stride_period_s=period,
-        phase_offset=phase, touchdown_order=order, speed_mps=v, strides=strides,
-        periodic=periodic, swing_intervals=swing,
-    )  # fmt: skip
+        stance=stance,
+        touchdowns=td,
+        liftoffs=lo,
+        duty_factor=duty,
+        stride_period_s=period,
+        phase_offset=phase,
+        touchdown_order=order,
+        speed_mps=v,
+        strides=strides,
+        periodic=periodic,
+        swing_intervals=swing,
+    )
 
 
 # --------------------------------------------------------------------------- strides
@@ -596,10 +633,13 @@ class StrideCycle:
         """Geometrically scale to another leg length; period and speed by the Froude rule."""
         s = leg_length_m / self.leg_length_m
         return replace(
-            self, markers=self.markers * s, cycles=self.cycles * s,
-            period_s=self.period_s * math.sqrt(s), speed_mps=self.speed_mps * math.sqrt(s),
+            self,
+            markers=self.markers * s,
+            cycles=self.cycles * s,
+            period_s=self.period_s * math.sqrt(s),
+            speed_mps=self.speed_mps * math.sqrt(s),
             leg_length_m=leg_length_m,
-        )  # fmt: skip
+        )
 
 
 def body_relative(
@@ -659,10 +699,14 @@ def extract_strides(
         cycles.append(body_relative(m, m[:, ri, :2], heading))
     arr = np.stack(cycles)
     return StrideCycle(
-        markers=arr.mean(axis=0), marker_names=motion.marker_names,
-        period_s=stats.stride_period_s, speed_mps=stats.speed_mps, leg_length_m=L,
-        cycles=arr, attribution=motion.attribution,
-    )  # fmt: skip
+        markers=arr.mean(axis=0),
+        marker_names=motion.marker_names,
+        period_s=stats.stride_period_s,
+        speed_mps=stats.speed_mps,
+        leg_length_m=L,
+        cycles=arr,
+        attribution=motion.attribution,
+    )
 
 
 def _unwrap_periodic(motion: ReferenceMotion) -> tuple[np.ndarray, np.ndarray]:
@@ -760,8 +804,12 @@ def synthetic_reference(
     cycle_idx = np.floor(t / period_s)
     x_body = speed_mps * t
     stride_len = speed_mps * period_s
-    mount = {"LF": (bl / 2, w / 2), "RF": (bl / 2, -w / 2),
-             "LH": (-bl / 2, w / 2), "RH": (-bl / 2, -w / 2)}  # fmt: skip
+    mount = {
+        "LF": (bl / 2, w / 2),
+        "RF": (bl / 2, -w / 2),
+        "LH": (-bl / 2, w / 2),
+        "RH": (-bl / 2, -w / 2),
+    }
     names: list[str] = []
     cols: list[np.ndarray] = []
 
@@ -803,9 +851,12 @@ def synthetic_reference(
         z = np.where(in_sw, h_sw * np.sin(np.pi * u), 0.0)
         add(TOE_MARKERS[foot], np.stack([x, np.full(n, my), z], axis=1))
     return ReferenceMotion(
-        t=t, markers=np.stack(cols, axis=1), marker_names=tuple(names), fps=fps,
+        t=t,
+        markers=np.stack(cols, axis=1),
+        marker_names=tuple(names),
+        fps=fps,
         source=f"synthetic(T={period_s}s, v={speed_mps}m/s, L={leg_length_m}m)",
-    )  # fmt: skip
+    )
 
 
 def stats_from_swing(swing: Mapping[str, tuple[float, float]]) -> dict[str, dict[str, float]]:

@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from controller.sim import Push
-from controller.simulate import simulate
-from gaits.params import GaitParams
-from optimize.cmaes import decode_eval_seed
-from optimize.objective import Weights, evaluate_log
-from optimize.reference import (
+from quadsim.controller.sim import Push
+from quadsim.controller.simulate import simulate
+from quadsim.gaits.params import GaitParams
+from quadsim.optimize.cmaes import decode_eval_seed
+from quadsim.optimize.objective import Weights, evaluate_log
+from quadsim.optimize.reference import (
     StrideCycle,
     extract_strides,
     load_reference,
@@ -29,8 +29,8 @@ SETTLE_S = 2.0  # the start from standing is not part of the style terms
 @lru_cache(maxsize=4)
 def dog_leg_length(spec_name: str = "shepherd") -> float:
     """Mean standing height [m] of the shoulder and hip joints of the simulated dog."""
-    from controller.kinematics import tree_pose
-    from models import build_skeleton, preset
+    from quadsim.controller.kinematics import tree_pose
+    from quadsim.models import build_skeleton, preset
 
     sk = build_skeleton(preset(spec_name))
     pose = tree_pose(sk)
@@ -51,8 +51,10 @@ def reference_cycle(path: str | None, gait_file_key: str, leg_length_m: float) -
     gait = GaitParams.from_dict(tomllib.loads(gait_file_key))
     graph = gait.graph()
     legs = ("LF", "RF", "LH", "RH")
-    swing = {leg: (s, (s + d) % 1.0)
-             for leg, s, d in zip(legs, graph.swing_start, graph.swing_duration, strict=True)}
+    swing = {
+        leg: (s, (s + d) % 1.0)
+        for leg, s, d in zip(legs, graph.swing_start, graph.swing_duration, strict=True)
+    }
     speed = sum(gait.speed_band_mps) / 2
     motion = synthetic_reference(graph.period_s, swing, leg_length_m, speed)
     return extract_strides(motion)
@@ -74,15 +76,23 @@ def evaluate(x_unit: np.ndarray, seed: int, config: dict[str, Any]) -> float:
     if with_pushes:
         rng = np.random.default_rng(sim_seed + 7919)
         side = rng.choice([-1.0, 1.0])
-        pushes.append(Push(float(rng.uniform(0.4, 0.8) * duration),
-                           (0.0, side * float(rng.uniform(80, 160)), 0.0), 0.1))  # fmt: skip
-    result, summary = simulate(params, speed, duration, seed=sim_seed, pushes=pushes,
-                               log_hz=60.0)  # fmt: skip
+        pushes.append(
+            Push(
+                float(rng.uniform(0.4, 0.8) * duration),
+                (0.0, side * float(rng.uniform(80, 160)), 0.0),
+                0.1,
+            )
+        )
+    result, summary = simulate(params, speed, duration, seed=sim_seed, pushes=pushes, log_hz=60.0)
     cycle = reference_cycle(config.get("reference"), template.to_toml(), dog_leg_length())
     objective = evaluate_log(
-        result.log, reference=cycle, v_cmd=(speed, 0.0),
+        result.log,
+        reference=cycle,
+        v_cmd=(speed, 0.0),
         weights=config.get("weights", Weights()),
-        fell=result.status != "ok", fall_time_s=result.fall_time_s,
-        duration_s=duration, start_s=SETTLE_S,
-    )  # fmt: skip
+        fell=result.status != "ok",
+        fall_time_s=result.fall_time_s,
+        duration_s=duration,
+        start_s=SETTLE_S,
+    )
     return float(objective.total)

@@ -6,9 +6,10 @@ import argparse
 import importlib
 import sys
 
+from quadsim.errors import QuadsimError
+
 # subcommand modules; each has add_parser(subparsers) and sets `func`
 COMMANDS = ("model", "stand", "run", "plot", "reference", "optimize", "retarget")
-OUR_PACKAGES = ("models", "controller", "gaits", "ik", "optimize", "scripts")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,9 +20,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
-            module = importlib.import_module(f"scripts.{name}_cmd")
+            module = importlib.import_module(f"quadsim.scripts.{name}_cmd")
         except ModuleNotFoundError as exc:
-            if exc.name != f"scripts.{name}_cmd":
+            if exc.name != f"quadsim.scripts.{name}_cmd":
                 raise
             continue
         module.add_parser(sub)
@@ -36,10 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except ValueError as exc:
-        # errors our packages raise on purpose carry a message for the user; others are bugs
-        if type(exc).__module__.split(".")[0] not in OUR_PACKAGES:
-            raise
+    except QuadsimError as exc:  # bad input; anything else is a bug and keeps its traceback
         print(f"quadsim {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

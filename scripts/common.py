@@ -11,8 +11,10 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from quadsim.errors import QuadsimError
 
-class CliError(ValueError):
+
+class CliError(QuadsimError):
     """A bad command-line input; the message names the problem and the valid choices."""
 
 
@@ -44,8 +46,13 @@ def writable_path(path: str | Path, suffixes: tuple[str, ...] = ()) -> Path:
 
 def add_run_outputs(parser: argparse.ArgumentParser) -> None:
     """The outputs every simulation command offers."""
-    parser.add_argument("--duration", type=positive_float, default=20.0, metavar="S",
-                        help="simulated time [s] (default 20)")  # fmt: skip
+    parser.add_argument(
+        "--duration",
+        type=positive_float,
+        default=20.0,
+        metavar="S",
+        help="simulated time [s] (default 20)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--json", action="store_true", help="print the run summary as JSON")
     parser.add_argument("--log", metavar="FILE.npz", help="write the run log (arrays) here")
@@ -59,8 +66,14 @@ def progress_bar(enabled: bool, desc: str) -> tuple[Callable[[float], None], Cal
     """(update(fraction), close()) for a percentage bar on stderr, or no-ops."""
     if not enabled:
         return (lambda _f: None), (lambda: None)
-    bar = tqdm(total=100, desc=desc, unit="%", file=sys.stderr, leave=False,
-               bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")  # fmt: skip
+    bar = tqdm(
+        total=100,
+        desc=desc,
+        unit="%",
+        file=sys.stderr,
+        leave=False,
+        bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}",
+    )
 
     def update(fraction: float) -> None:
         bar.update(int(round(fraction * 100)) - bar.n)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from models import build_skeleton, preset, urdf_text
-from scripts.common import writable_path
+from quadsim.models import build_skeleton, preset, urdf_text
+from quadsim.scripts.common import writable_path
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -27,10 +27,15 @@ def info(preset_name: str) -> dict:
         "links": len(sk.links),
         "rigid_bodies": sk.n_bodies,
         "joints": [
-            {"name": j.name, "kind": j.kind, "lower_rad": j.lower, "upper_rad": j.upper,
-             "torque_limit_Nm": round(j.torque_limit, 3)}
+            {
+                "name": j.name,
+                "kind": j.kind,
+                "lower_rad": j.lower,
+                "upper_rad": j.upper,
+                "torque_limit_Nm": round(j.torque_limit, 3),
+            }
             for j in sk.joints
-        ],  # fmt: skip
+        ],
         "legs": {leg: list(m.joints) for leg, m in sk.legs.items()},
     }
 
@@ -46,10 +51,14 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(data))
             return 0
-        print(f"preset {data['preset']}: {data['total_mass_kg']} kg, {data['dof']} DOF, "
-              f"{data['links']} links ({data['rigid_bodies']} rigid bodies)")  # fmt: skip
+        print(
+            f"preset {data['preset']}: {data['total_mass_kg']} kg, {data['dof']} DOF, "
+            f"{data['links']} links ({data['rigid_bodies']} rigid bodies)"
+        )
         print(f"{'joint':22} {'lower':>7} {'upper':>7} {'torque':>8}")
         for j in data["joints"]:
-            print(f"{j['name']:22} {j['lower_rad']:7.2f} {j['upper_rad']:7.2f} "
-                  f"{j['torque_limit_Nm']:8.1f}")  # fmt: skip
+            print(
+                f"{j['name']:22} {j['lower_rad']:7.2f} {j['upper_rad']:7.2f} "
+                f"{j['torque_limit_Nm']:8.1f}"
+            )
     return 0

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from optimize.errors import OptimizeError
+from quadsim.optimize.errors import OptimizeError
 
 HIDDEN_OBJECTIVES = ("sim", "sphere")
 
@@ -26,9 +26,11 @@ EPISODE_S = 10.0  # [s] default length of one evaluation
 def add_parser(subparsers: Any) -> None:
     """Register the ``optimize`` subcommand."""
     p = subparsers.add_parser(
-        "optimize", help="optimize a gait's parameters with CMA-ES", description=__doc__,
+        "optimize",
+        help="optimize a gait's parameters with CMA-ES",
+        description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
+    )
     p.add_argument("--gait", required=True, help="gait preset name or gait TOML file")
     p.add_argument("--reference", type=Path, help="reference motion (mocap or CSV) for f_d")
     p.add_argument("--evals", type=int, default=2000, help="evaluation budget (default 2000)")
@@ -54,17 +56,30 @@ def add_parser(subparsers: Any) -> None:
         default=1,
         help="simulations per candidate, score = mean (default 1)",
     )
-    p.add_argument("--speed", type=float, default=None, metavar="V",
-                   help="commanded speed of each evaluation [m/s] (default: the middle of the "
-                        "gait's speed band)")  # fmt: skip
-    p.add_argument("--episode-s", type=float, default=EPISODE_S, metavar="S",
-                   help=f"simulated length of each evaluation [s] (default {EPISODE_S:g})")
+    p.add_argument(
+        "--speed",
+        type=float,
+        default=None,
+        metavar="V",
+        help="commanded speed of each evaluation [m/s] (default: the middle of the "
+        "gait's speed band)",
+    )
+    p.add_argument(
+        "--episode-s",
+        type=float,
+        default=EPISODE_S,
+        metavar="S",
+        help=f"simulated length of each evaluation [s] (default {EPISODE_S:g})",
+    )
     p.add_argument("--pushes", action="store_true", help="random pushes during evaluation")
     p.add_argument("--ipop", type=int, default=0, help="IPOP restarts (default 0)")
     p.add_argument("--timeout", type=float, default=300.0, help="per evaluation [s] (300)")
-    p.add_argument("--video", action="store_true",
-                   help=f"record the best gait ({VIDEO_S:g} s at the middle of its speed band) "
-                        "as best_<gait>.mp4 in --out")  # fmt: skip
+    p.add_argument(
+        "--video",
+        action="store_true",
+        help=f"record the best gait ({VIDEO_S:g} s at the middle of its speed band) "
+        "as best_<gait>.mp4 in --out",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--objective", choices=HIDDEN_OBJECTIVES, default="sim", help=argparse.SUPPRESS)
     p.add_argument("--dim", type=int, default=6, help=argparse.SUPPRESS)
@@ -74,7 +89,7 @@ def add_parser(subparsers: Any) -> None:
 def _problem(args: argparse.Namespace):  # noqa: ANN202
     """(fn, RunConfig fields, finish(best_x, result)) for the chosen objective."""
     if args.objective == "sphere":
-        from optimize import testfns
+        from quadsim.optimize import testfns
 
         names = tuple(f"x{i}" for i in range(args.dim))
 
@@ -83,11 +98,14 @@ def _problem(args: argparse.Namespace):  # noqa: ANN202
             path.write_text(" ".join(repr(float(v)) for v in best_x) + "\n")
             return path
 
-        return testfns.shifted_sphere, {"gait": args.gait, "dim": args.dim,
-                                        "free_names": names}, finish  # fmt: skip
+        return (
+            testfns.shifted_sphere,
+            {"gait": args.gait, "dim": args.dim, "free_names": names},
+            finish,
+        )
 
     try:
-        from gaits.params import GaitParams
+        from quadsim.gaits.params import GaitParams
     except ImportError as e:
         raise OptimizeError(f"gait parameters are not available yet (gaits.params: {e})") from e
     template = GaitParams.load(args.gait)
@@ -99,28 +117,39 @@ def _problem(args: argparse.Namespace):  # noqa: ANN202
         template = with_free(names_req)
     names = tuple(template.free_names())
     x0 = np.clip(np.asarray(template.to_unit(), dtype=float), 0.0, 1.0)
-    from optimize import sim_eval  # provided by the simulator side
+    from quadsim.optimize import sim_eval  # provided by the simulator side
 
     low, high = template.speed_band_mps
     if args.speed is not None and not low <= args.speed <= high:
-        raise OptimizeError(f"--speed {args.speed:g} m/s is outside the {template.gait} band "
-                            f"{low:g}-{high:g} m/s")  # fmt: skip
-    config = {"gait": args.gait, "template": template, "duration_s": args.episode_s,
-              "speed_mps": args.speed,
-              "reference": str(args.reference) if args.reference else None}  # fmt: skip
+        raise OptimizeError(
+            f"--speed {args.speed:g} m/s is outside the {template.gait} band {low:g}-{high:g} m/s"
+        )
+    config = {
+        "gait": args.gait,
+        "template": template,
+        "duration_s": args.episode_s,
+        "speed_mps": args.speed,
+        "reference": str(args.reference) if args.reference else None,
+    }
     fn = functools.partial(sim_eval.evaluate, config=config)
 
     def finish(best_x: np.ndarray, result: Any) -> Path:
         best = GaitParams.from_unit(best_x, template)
         path = args.out / f"best_{Path(str(args.gait)).stem}.toml"
-        best.save(path, provenance={
-            "source": "optimizer", "optimizer": "cma-es", "seed": args.seed,
-            "evaluations": int(result.evals), "objective": float(result.best_f),
-            "reference": str(args.reference) if args.reference else "",
-            "run_dir": str(args.out),
-        })  # fmt: skip
+        best.save(
+            path,
+            provenance={
+                "source": "optimizer",
+                "optimizer": "cma-es",
+                "seed": args.seed,
+                "evaluations": int(result.evals),
+                "objective": float(result.best_f),
+                "reference": str(args.reference) if args.reference else "",
+                "run_dir": str(args.out),
+            },
+        )
         if args.video and not result.interrupted:
-            from controller.simulate import simulate
+            from quadsim.controller.simulate import simulate
 
             video = path.with_suffix(".mp4")
             speed = args.speed if args.speed is not None else sum(best.speed_band_mps) / 2
@@ -128,15 +157,14 @@ def _problem(args: argparse.Namespace):  # noqa: ANN202
             print(f"video of the best gait: {video}")
         return path
 
-    return fn, {"gait": args.gait, "dim": len(names), "free_names": names,
-                "x0": tuple(x0)}, finish  # fmt: skip
+    return fn, {"gait": args.gait, "dim": len(names), "free_names": names, "x0": tuple(x0)}, finish
 
 
 def run(args: argparse.Namespace) -> int:
     """Run or resume an optimization; prints the best score and where the results are."""
-    from optimize.cmaes import RunConfig, resume
-    from optimize.cmaes import run as cma_run
-    from optimize.executors import make_executor
+    from quadsim.optimize.cmaes import RunConfig, resume
+    from quadsim.optimize.cmaes import run as cma_run
+    from quadsim.optimize.executors import make_executor
 
     if args.evals < 1:
         raise OptimizeError(f"--evals must be >= 1, got {args.evals}")
@@ -144,28 +172,49 @@ def run(args: argparse.Namespace) -> int:
         raise OptimizeError(f"--episode-s must be positive, got {args.episode_s}")
     fn, problem, finish = _problem(args)
     config = RunConfig(
-        **problem, popsize=args.popsize, sigma0=args.sigma, seed=args.seed,
-        max_evals=args.evals, seeds_per_candidate=args.seeds_per_candidate,
-        pushes=args.pushes, ipop_restarts=args.ipop, timeout_s=args.timeout,
-        meta={"reference": str(args.reference) if args.reference else None,
-              "objective": args.objective, "speed_mps": args.speed, "episode_s": args.episode_s},
-    )  # fmt: skip
+        **problem,
+        popsize=args.popsize,
+        sigma0=args.sigma,
+        seed=args.seed,
+        max_evals=args.evals,
+        seeds_per_candidate=args.seeds_per_candidate,
+        pushes=args.pushes,
+        ipop_restarts=args.ipop,
+        timeout_s=args.timeout,
+        meta={
+            "reference": str(args.reference) if args.reference else None,
+            "objective": args.objective,
+            "speed_mps": args.speed,
+            "episode_s": args.episode_s,
+        },
+    )
     executor = make_executor(args.executor, args.workers)
     try:
         if args.resume:
-            result = resume(args.out, fn, expect=config, max_evals=args.evals,
-                            executor=executor, quiet=args.quiet)  # fmt: skip
+            result = resume(
+                args.out,
+                fn,
+                expect=config,
+                max_evals=args.evals,
+                executor=executor,
+                quiet=args.quiet,
+            )
         else:
             result = cma_run(fn, config, args.out, executor=executor, quiet=args.quiet)
     finally:
         executor.shutdown(wait=False, cancel_futures=True)
     if result.interrupted:
         # the best so far is written too: an interrupted night still leaves a usable gait
-        best = (f"; best so far (f = {result.best_f:.6g}): {finish(result.best_x, result)}"
-                if result.generations and np.all(np.isfinite(result.best_x)) else "")  # fmt: skip
-        print(f"interrupted: kept {result.generations} complete generation(s) "
-              f"({result.evals} evaluations) in {args.out}; continue with --resume{best}",
-              file=sys.stderr)  # fmt: skip
+        best = (
+            f"; best so far (f = {result.best_f:.6g}): {finish(result.best_x, result)}"
+            if result.generations and np.all(np.isfinite(result.best_x))
+            else ""
+        )
+        print(
+            f"interrupted: kept {result.generations} complete generation(s) "
+            f"({result.evals} evaluations) in {args.out}; continue with --resume{best}",
+            file=sys.stderr,
+        )
         return 130
     path = finish(result.best_x, result)
     print(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scripts.common import CliError, writable_path
+from quadsim.scripts.common import CliError, writable_path
 
 KINDS = ("gait-diagram", "phase-contacts", "speed", "height", "torques", "path")
 FEET = ("LF", "RF", "LH", "RH")
@@ -19,12 +19,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("log", metavar="RUN.npz")
     p.add_argument("--kind", choices=KINDS, default="gait-diagram")
     p.add_argument("--out", required=True, metavar="FIG.png")
-    p.add_argument("--start", type=float, default=None, metavar="S",
-                   help="first time shown [s] (gait diagram default: the last 3 s; "
-                        "phase contacts: from 2 s)")  # fmt: skip
-    p.add_argument("--end", type=float, default=None, metavar="S",
-                   help="last time shown in the gait diagram or phase contacts [s] "
-                        "(default: the end)")  # fmt: skip
+    p.add_argument(
+        "--start",
+        type=float,
+        default=None,
+        metavar="S",
+        help="first time shown [s] (gait diagram default: the last 3 s; phase contacts: from 2 s)",
+    )
+    p.add_argument(
+        "--end",
+        type=float,
+        default=None,
+        metavar="S",
+        help="last time shown in the gait diagram or phase contacts [s] (default: the end)",
+    )
     p.set_defaults(func=run)
 
 
@@ -87,7 +95,7 @@ def _one_axes(plt, log: dict, args: argparse.Namespace):  # noqa: ANN001, ANN202
         ax.set_title("Footfall (Hildebrand) diagram: stance of each foot", pad=14)
         _shade_gaits(ax, log, start, end)
     elif args.kind == "speed":
-        from controller.episode import forward_speed
+        from quadsim.controller.episode import forward_speed
 
         ax.plot(t, forward_speed(log), label="forward speed (pelvis)")
         if "speed_cmd" in log:
@@ -124,8 +132,8 @@ def _one_axes(plt, log: dict, args: argparse.Namespace):  # noqa: ANN001, ANN202
 def _path(ax, log: dict) -> None:  # noqa: ANN001 - a matplotlib Axes
     """The pelvis path seen from above, beside the path the speed and heading commands
     trace from the same start, and the radius of the circle fitted to its second half."""
-    from controller.episode import turn_radius
-    from controller.kinematics import yaw_of
+    from quadsim.controller.episode import turn_radius
+    from quadsim.controller.kinematics import yaw_of
 
     t, xy = log["t"], log["base_pos"][:, :2]
     ax.plot(xy[:, 0], xy[:, 1], label="pelvis")
@@ -149,12 +157,14 @@ def _path(ax, log: dict) -> None:  # noqa: ANN001 - a matplotlib Axes
 def _phase_contacts(plt, log: dict, start: float | None, end: float | None):  # noqa: ANN001, ANN202 - pyplot module, Figure
     """Per foot: the share of strides in contact at each phase of the gait, over the
     stance the gait graph planned (shaded), within one gait."""
-    from gaits.footfalls import contact_by_phase
+    from quadsim.gaits.footfalls import contact_by_phase
 
     missing = {"gait_phase", "planned_stance"} - set(log)
     if missing:
-        raise CliError(f"run log lacks {', '.join(sorted(missing))} (written by an older "
-                       "quadsim; run it again with --log)")  # fmt: skip
+        raise CliError(
+            f"run log lacks {', '.join(sorted(missing))} (written by an older "
+            "quadsim; run it again with --log)"
+        )
     t = log["t"]
     t_end = float(t[-1]) if len(t) else 0.0
     start = start if start is not None else min(2.0, t_end / 2)
@@ -168,24 +178,39 @@ def _phase_contacts(plt, log: dict, start: float | None, end: float | None):  # 
         names = [str(n) for n in log["gait_names"]]
         used = sorted({int(i) for i in log["gait_index"][keep]})
         if len(used) > 1:
-            raise CliError(f"{start}-{end} s spans the gaits {', '.join(names[i] for i in used)}"
-                           "; choose --start and --end within one gait")  # fmt: skip
-    by_phase = contact_by_phase(log["gait_phase"][keep], log["foot_contact"][keep],
-                                log["planned_stance"][keep])  # fmt: skip
+            raise CliError(
+                f"{start}-{end} s spans the gaits {', '.join(names[i] for i in used)}"
+                "; choose --start and --end within one gait"
+            )
+    by_phase = contact_by_phase(
+        log["gait_phase"][keep], log["foot_contact"][keep], log["planned_stance"][keep]
+    )
     x = by_phase["phase"]
     fig, axes = plt.subplots(4, 1, figsize=(9, 6.4), sharex=True)
     for k, (ax, foot) in enumerate(zip(axes, FEET, strict=True)):
-        ax.fill_between(x, 0, by_phase["planned"][:, k], step="mid", color="0.85",
-                        label="planned stance")  # fmt: skip
-        ax.plot(x, by_phase["contact"][:, k], drawstyle="steps-mid", color="C0",
-                label="share of strides in contact")  # fmt: skip
+        ax.fill_between(
+            x, 0, by_phase["planned"][:, k], step="mid", color="0.85", label="planned stance"
+        )
+        ax.plot(
+            x,
+            by_phase["contact"][:, k],
+            drawstyle="steps-mid",
+            color="C0",
+            label="share of strides in contact",
+        )
         ax.set_ylim(0, 1.05)
         ax.set_ylabel(foot, rotation=0, labelpad=14, va="center")
         stance_in = by_phase["stance_in_contact"][foot]
         swing_in = by_phase["swing_in_contact"][foot]
-        ax.text(1.005, 0.5, f"planned stance\nin contact {_share(stance_in)}\n"
-                f"planned swing\nin contact {_share(swing_in)}", transform=ax.transAxes,
-                fontsize=7, va="center")  # fmt: skip
+        ax.text(
+            1.005,
+            0.5,
+            f"planned stance\nin contact {_share(stance_in)}\n"
+            f"planned swing\nin contact {_share(swing_in)}",
+            transform=ax.transAxes,
+            fontsize=7,
+            va="center",
+        )
     axes[0].legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=8, frameon=False)
     axes[-1].set_xlim(0, 1)
     axes[-1].set_xlabel("gait phase (stride fraction)")
@@ -202,7 +227,7 @@ def _shade_gaits(ax, log: dict, start: float, end: float = np.inf) -> None:  # n
     """Shade and name the stretches of each active gait (runs with the automatic choice)."""
     if "gait_index" not in log or "gait_names" not in log:
         return
-    from controller.drive import gaits_used
+    from quadsim.controller.drive import gaits_used
 
     names = tuple(str(n) for n in log["gait_names"])
     for used in gaits_used(log["t"], log["gait_index"], names):
@@ -210,5 +235,13 @@ def _shade_gaits(ax, log: dict, start: float, end: float = np.inf) -> None:  # n
         if hi <= lo:
             continue
         ax.axvspan(lo, hi, color=f"C{names.index(used['gait'])}", alpha=0.12, lw=0)
-        ax.text(lo, 1.01, used["gait"], transform=ax.get_xaxis_transform(), fontsize=8,
-                va="bottom", ha="left", color=f"C{names.index(used['gait'])}")  # fmt: skip
+        ax.text(
+            lo,
+            1.01,
+            used["gait"],
+            transform=ax.get_xaxis_transform(),
+            fontsize=8,
+            va="bottom",
+            ha="left",
+            color=f"C{names.index(used['gait'])}",
+        )

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from optimize.reference import (
+from quadsim.optimize.reference import (
     FEET,
     TOE_MARKERS,
     GaitStats,
@@ -31,8 +31,12 @@ def add_parser(subparsers: Any) -> None:
         description=__doc__,
     )
     p.add_argument("file", type=Path, help="mocap *_joint_pos.txt or t,marker,x,y,z CSV")
-    p.add_argument("--plot", type=Path, metavar="FIG.png",
-                   help="write a Hildebrand footfall diagram and toe heights")  # fmt: skip
+    p.add_argument(
+        "--plot",
+        type=Path,
+        metavar="FIG.png",
+        help="write a Hildebrand footfall diagram and toe heights",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(func=run)
 
@@ -73,17 +77,21 @@ def run(args: argparse.Namespace) -> int:
 def _print_text(d: dict[str, Any]) -> None:
     out = sys.stdout
     out.write(f"{d['file']}: {d['frames']} frames at {d['fps']:g} Hz ({d['duration_s']} s)\n")
-    out.write(f"stride period {d['stride_period_s']:.3f} s over {d['n_strides']} stride(s)"
-              f"{' (clip is one cycle)' if d['periodic'] else ''}; "
-              f"speed {d['mean_speed_mps']:.2f} m/s; leg length {d['leg_length_m']:.3f} m; "
-              f"Froude {d['froude_number']:.2f}\n")  # fmt: skip
+    out.write(
+        f"stride period {d['stride_period_s']:.3f} s over {d['n_strides']} stride(s)"
+        f"{' (clip is one cycle)' if d['periodic'] else ''}; "
+        f"speed {d['mean_speed_mps']:.2f} m/s; leg length {d['leg_length_m']:.3f} m; "
+        f"Froude {d['froude_number']:.2f}\n"
+    )
     out.write("foot  duty   touchdown phase (rel. LH)  swing interval   touchdowns [s]\n")
     for f in FEET:
         sw = d["swing_intervals"].get(f, ["nan", "nan"])
         tds = ", ".join(f"{x:.2f}" for x in d["touchdowns_s"][f][:8])
         more = " ..." if len(d["touchdowns_s"][f]) > 8 else ""
-        out.write(f"{f:<4}  {d['duty_factor'][f]:.3f}  {d['phase_offset'][f]:.3f}"
-                  f"                      [{sw[0]}, {sw[1]}]   {tds}{more}\n")  # fmt: skip
+        out.write(
+            f"{f:<4}  {d['duty_factor'][f]:.3f}  {d['phase_offset'][f]:.3f}"
+            f"                      [{sw[0]}, {sw[1]}]   {tds}{more}\n"
+        )
     out.write(f"touchdown order: {' -> '.join(d['touchdown_order'])}\n")
     if d.get("attribution"):
         out.write(f"data: {d['attribution']}\n")
@@ -99,8 +107,9 @@ def plot_footfalls(motion: ReferenceMotion, stats: GaitStats, path: Path) -> Non
 
     t = motion.t
     dt = 1.0 / motion.fps
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(10, 5.5), sharex=True,
-                                   gridspec_kw={"height_ratios": [1, 1.3]})  # fmt: skip
+    fig, (ax1, ax2) = plt.subplots(
+        2, 1, figsize=(10, 5.5), sharex=True, gridspec_kw={"height_ratios": [1, 1.3]}
+    )
     colors = dict(zip(FEET, ["tab:blue", "tab:orange", "tab:green", "tab:red"], strict=True))
     for row, f in enumerate(FEET):
         st = stats.stance[:, FEET.index(f)]

@@ -39,10 +39,10 @@ from typing import Any
 
 import numpy as np
 
-import ik
-from controller.kinematics import tree_pose
-from models import Skeleton, build_skeleton, preset
-from optimize.reference import (
+from quadsim import ik
+from quadsim.controller.kinematics import tree_pose
+from quadsim.models import Skeleton, build_skeleton, preset
+from quadsim.optimize.reference import (
     FEET,
     MOCAP_ATTRIBUTION,
     ReferenceMotion,
@@ -50,7 +50,7 @@ from optimize.reference import (
     load_reference,
     scale_motion,
 )
-from scripts.common import CliError, progress_bar, writable_path
+from quadsim.scripts.common import CliError, progress_bar, writable_path
 
 #: markers FABRIK pulls toward (effectors); the root follows the pelvis marker
 TARGETS: tuple[str, ...] = ("LF_toe", "RF_toe", "LH_toe", "RH_toe", "head", "tail_tip")
@@ -72,16 +72,34 @@ def add_parser(subparsers: Any) -> None:
         help="fit the dog skeleton to motion capture (joint-angle reference)",
         description=__doc__.split("\n\n")[0],
     )
-    p.add_argument("mocap", type=Path, metavar="MOCAP",
-                   help="dog mocap *_joint_pos.txt (or a t,marker,x,y,z CSV)")
-    p.add_argument("--out", type=Path, required=True, metavar="REF.npz",
-                   help="write the reference trajectories here")
-    p.add_argument("--plot", type=Path, metavar="FIG.png",
-                   help="side view of markers vs the fitted model for a few frames")
+    p.add_argument(
+        "mocap",
+        type=Path,
+        metavar="MOCAP",
+        help="dog mocap *_joint_pos.txt (or a t,marker,x,y,z CSV)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="REF.npz",
+        help="write the reference trajectories here",
+    )
+    p.add_argument(
+        "--plot",
+        type=Path,
+        metavar="FIG.png",
+        help="side view of markers vs the fitted model for a few frames",
+    )
     p.add_argument("--preset", default="shepherd", help="dog preset (default shepherd)")
     p.add_argument("--start", type=int, default=0, metavar="K", help="first frame (default 0)")
-    p.add_argument("--frames", type=int, default=None, metavar="N",
-                   help="fit only N frames from --start (default: all)")
+    p.add_argument(
+        "--frames",
+        type=int,
+        default=None,
+        metavar="N",
+        help="fit only N frames from --start (default: all)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -96,8 +114,7 @@ def _nrm(v: np.ndarray) -> np.ndarray:
 def _rot(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
     """Rotations about constant unit ``axis`` by ``angle (T,)``: ``(T, 3, 3)``."""
     c, s = np.cos(angle)[:, None, None], np.sin(angle)[:, None, None]
-    k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]],
-                  [-axis[1], axis[0], 0.0]])  # fmt: skip
+    k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
     return c * np.eye(3) + s * k + (1.0 - c) * np.outer(axis, axis)
 
 
@@ -155,23 +172,26 @@ def build_fit_model(skeleton: Skeleton) -> FitModel:
         r = _nrm(pts[v] - pts[parents[v]])
         if not plink.joints:
             tree = tree.with_cone(names[v], PELVIS_CONE_RAD).with_twist(
-                names[v], -TWIST_RAD, TWIST_RAD)
+                names[v], -TWIST_RAD, TWIST_RAD
+            )
         elif len(plink.joints) == 1:
             j = plink.joints[0]
             stand = skeleton.stand_angles()[skeleton.joint_index(j.name)]
-            tree = tree.with_hinge(names[v], pose.axis[j.name],
-                                   (j.lower - stand, j.upper - stand))
+            tree = tree.with_hinge(names[v], pose.axis[j.name], (j.lower - stand, j.upper - stand))
         else:
             tree = tree.with_cone(names[v], _cone(skeleton, pose, plink, r)).with_twist(
-                names[v], -TWIST_RAD, TWIST_RAD)
+                names[v], -TWIST_RAD, TWIST_RAD
+            )
     legs = []
     for lm in skeleton.legs.values():
         root = pose.link_pos[lm.links[0]]
         foot = pose.link_pos[lm.foot_link] + pose.link_rot[lm.foot_link] @ np.asarray(
-            lm.foot_offset)
+            lm.foot_offset
+        )
         legs.append(root[2] - foot[2] + skeleton.spec.foot_radius)
-    return FitModel(skeleton, tree, tuple(names), link_node, marker_node, child_node,
-                    float(np.mean(legs)))
+    return FitModel(
+        skeleton, tree, tuple(names), link_node, marker_node, child_node, float(np.mean(legs))
+    )
 
 
 def _cone(skeleton: Skeleton, pose, link, r: np.ndarray) -> tuple[float, ...]:
@@ -223,12 +243,21 @@ def heading_yaw(motion: ReferenceMotion) -> np.ndarray:
 
 def fit_motion(model: FitModel, motion: ReferenceMotion, progress=None) -> Fit:
     """Scale ``motion`` to the dog and fit every frame (see the module docstring)."""
-    need = (*TARGETS, "pelvis", *(f"{f}_{j}" for f in FEET for j in (
-        ("elbow", "wrist") if f in ("LF", "RF") else ("knee", "hock"))))
+    need = (
+        *TARGETS,
+        "pelvis",
+        *(
+            f"{f}_{j}"
+            for f in FEET
+            for j in (("elbow", "wrist") if f in ("LF", "RF") else ("knee", "hock"))
+        ),
+    )
     missing = [m for m in need if not motion.has(m)]
     if missing:
-        raise RetargetError(f"{motion.source}: the clip lacks marker(s) {', '.join(missing)}; "
-                            f"the fit needs {', '.join(need)}")
+        raise RetargetError(
+            f"{motion.source}: the clip lacks marker(s) {', '.join(missing)}; "
+            f"the fit needs {', '.join(need)}"
+        )
     scale = model.leg_length_m / leg_length(motion)
     m = scale_motion(motion, scale)
     tree = model.tree
@@ -244,8 +273,16 @@ def fit_motion(model: FitModel, motion: ReferenceMotion, progress=None) -> Fit:
         c, s = math.cos(yaw[k]), math.sin(yaw[k])
         r_inv = np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]])  # world -> heading
         targets = {f"marker:{name}": r_inv @ (m.marker(name)[k] - pelvis[k]) for name in TARGETS}
-        res = ik.fabrik(tree, targets=targets, root_target=np.zeros(3), init=init,
-                        tol=TOL_M, max_iter=MAX_ITER, angles=False, restarts=0)
+        res = ik.fabrik(
+            tree,
+            targets=targets,
+            root_target=np.zeros(3),
+            init=init,
+            tol=TOL_M,
+            max_iter=MAX_ITER,
+            angles=False,
+            restarts=0,
+        )
         init = res.positions
         pos[k] = res.positions @ r_inv + pelvis[k]  # back to the world (r_inv.T = r)
         err[k] = res.error
@@ -255,15 +292,18 @@ def fit_motion(model: FitModel, motion: ReferenceMotion, progress=None) -> Fit:
     legs = {}
     for leg in model.skeleton.legs:
         mid = ("elbow", "wrist") if leg in ("LF", "RF") else ("knee", "hock")
-        legs[leg] = np.stack([m.marker(f"{leg}_{mid[0]}"), m.marker(f"{leg}_{mid[1]}"),
-                              m.marker(f"{leg}_toe")], axis=1)
+        legs[leg] = np.stack(
+            [m.marker(f"{leg}_{mid[0]}"), m.marker(f"{leg}_{mid[1]}"), m.marker(f"{leg}_toe")],
+            axis=1,
+        )
     q, base_rot, markers_fit, names, resid = recover_angles(model, pos, legs)
     ref = np.full_like(markers_fit, np.nan)
     for i, name in enumerate(names):
         if m.has(name):
             ref[:, i] = m.marker(name)
-    return Fit(m.t, pos, err, its, q, pos[:, 0].copy(), base_rot, names, markers_fit, ref,
-               resid, scale)
+    return Fit(
+        m.t, pos, err, its, q, pos[:, 0].copy(), base_rot, names, markers_fit, ref, resid, scale
+    )
 
 
 def _kabsch(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -390,8 +430,9 @@ def _leg_chain(model: FitModel, lm) -> ik.Chain:
     return chain
 
 
-def _solve_leg(model: FitModel, lm, r_par: np.ndarray, p_root: np.ndarray,
-               marks: np.ndarray) -> np.ndarray:
+def _solve_leg(
+    model: FitModel, lm, r_par: np.ndarray, p_root: np.ndarray, marks: np.ndarray
+) -> np.ndarray:
     """Leg angles ``(T, 5)`` in ``lm.joints`` order putting the toe marker on the mocap
     toe: the roll turns the leg plane through the toe (clipped to its limits), then
     FABRIK solves the planar pitch/knee/ankle/toe chain, starting from the mocap's own
@@ -430,7 +471,7 @@ def _child_offset(model: FitModel, link: str, node: int) -> np.ndarray:
     sk = model.skeleton
     name = model.names[node]
     if name.startswith("marker:"):
-        return np.asarray(sk.markers[name[len("marker:"):]][1], dtype=float)
+        return np.asarray(sk.markers[name[len("marker:") :]][1], dtype=float)
     return np.asarray(sk.link(name).origin, dtype=float)
 
 
@@ -459,8 +500,9 @@ def fit_errors(fit: Fit) -> dict[str, np.ndarray]:
     }
 
 
-def write_npz(path: Path, fit: Fit, model: FitModel, motion: ReferenceMotion,
-              preset_name: str) -> dict[str, np.ndarray]:
+def write_npz(
+    path: Path, fit: Fit, model: FitModel, motion: ReferenceMotion, preset_name: str
+) -> dict[str, np.ndarray]:
     """Arrays written: ``t`` (T,) [s, Froude-scaled]; ``joint_names`` (J,);
     ``joint_angles`` (T, J) [rad]; ``joint_recovery`` (J,): "hinge" (one axis, exact up
     to the fit) or "two-axis" (bone direction matched, twist dropped); ``joint_residual_rad``
@@ -474,8 +516,9 @@ def write_npz(path: Path, fit: Fit, model: FitModel, motion: ReferenceMotion,
     ``source``, ``preset``, ``attribution``."""
     sk = model.skeleton
     errs = fit_errors(fit)
-    recovery = np.array(["hinge" if len(link.joints) == 1 else "two-axis"
-                         for link in sk.links for _ in link.joints])
+    recovery = np.array(
+        ["hinge" if len(link.joints) == 1 else "two-axis" for link in sk.links for _ in link.joints]
+    )
     arrays = {
         "t": fit.t,
         "joint_names": np.array(sk.joint_names),
@@ -504,8 +547,9 @@ def write_npz(path: Path, fit: Fit, model: FitModel, motion: ReferenceMotion,
     return arrays
 
 
-def plot_fit(path: Path, fit: Fit, model: FitModel, attribution: str | None,
-             n_panels: int = 4) -> None:
+def plot_fit(
+    path: Path, fit: Fit, model: FitModel, attribution: str | None, n_panels: int = 4
+) -> None:
     """Side view (x-z) of the scaled mocap markers and the fitted model, a few frames."""
     import matplotlib
 
@@ -518,8 +562,10 @@ def plot_fit(path: Path, fit: Fit, model: FitModel, attribution: str | None,
     fig, axes = plt.subplots(1, len(frames), figsize=(3.6 * len(frames), 3.6), squeeze=False)
     errs = fit_errors(fit)
     idx = {n: i for i, n in enumerate(fit.marker_names)}
-    chains = [["pelvis", "mid_spine", "neck_base", "mid_neck", "head"],
-              ["pelvis", "tail_base", "tail_mid", "tail_tip"]]
+    chains = [
+        ["pelvis", "mid_spine", "neck_base", "mid_neck", "head"],
+        ["pelvis", "tail_base", "tail_mid", "tail_tip"],
+    ]
     for f in FEET:
         root = f"{f}_shoulder" if f in ("LF", "RF") else f"{f}_hip"
         mid = ("elbow", "wrist") if f in ("LF", "RF") else ("knee", "hock")
@@ -534,8 +580,7 @@ def plot_fit(path: Path, fit: Fit, model: FitModel, attribution: str | None,
         ax.plot([], [], "-", color="tab:blue", label=f"{sk.spec.name} model fit")
         ax.axhline(0.0, color="0.6", lw=0.8)
         ax.set_aspect("equal")
-        ax.set_title(f"t = {fit.t[k]:.2f} s, error {errs['fit_error'][k] * 100:.1f} cm",
-                     fontsize=9)
+        ax.set_title(f"t = {fit.t[k]:.2f} s, error {errs['fit_error'][k] * 100:.1f} cm", fontsize=9)
         ax.set_xlabel("x [m]")
     axes[0][0].set_ylabel("z [m]")
     axes[0][0].legend(fontsize=7, loc="upper left")
@@ -576,9 +621,11 @@ def run(args: argparse.Namespace) -> int:
     if fig is not None:
         plot_fit(fig, fit, model, motion.attribution or MOCAP_ATTRIBUTION)
     toe = arrays["toe_error"].mean() * 100
-    print(f"retarget: {motion.n_frames} frames of {Path(motion.source).name} -> {out} "
-          f"(scale {fit.scale:.3f}); mean fit error {arrays['fit_error'].mean() * 100:.2f} cm "
-          f"(toes {toe:.2f} cm, all markers {np.nanmean(arrays['all_marker_error']) * 100:.2f} "
-          f"cm); FABRIK {fit.iterations.mean():.1f} iterations/frame"
-          + (f"; plot: {fig}" if fig else ""))
+    print(
+        f"retarget: {motion.n_frames} frames of {Path(motion.source).name} -> {out} "
+        f"(scale {fit.scale:.3f}); mean fit error {arrays['fit_error'].mean() * 100:.2f} cm "
+        f"(toes {toe:.2f} cm, all markers {np.nanmean(arrays['all_marker_error']) * 100:.2f} "
+        f"cm); FABRIK {fit.iterations.mean():.1f} iterations/frame"
+        + (f"; plot: {fig}" if fig else "")
+    )
     return 0

@@ -4,32 +4,60 @@ from __future__ import annotations
 
 import argparse
 
-from controller.episode import save_log
-from controller.profile import Profile
-from controller.simulate import AUTO, parse_push, simulate
-from gaits.params import GaitParams, preset_names
-from scripts.common import CliError, add_run_outputs, print_summary, progress_bar, writable_path
+from quadsim.controller.episode import save_log
+from quadsim.controller.profile import Profile
+from quadsim.controller.simulate import AUTO, parse_push, simulate
+from quadsim.gaits.params import GaitParams, preset_names
+from quadsim.scripts.common import (
+    CliError,
+    add_run_outputs,
+    print_summary,
+    progress_bar,
+    writable_path,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="simulate a gait at a commanded speed")
-    p.add_argument("--gait", default="trot",
-                   help=f"gait preset ({', '.join(preset_names())}) or auto (chosen by speed); "
-                        "default trot")  # fmt: skip
-    p.add_argument("--speed", type=float, default=None, metavar="V",
-                   help="forward speed [m/s] (default: the middle of the gait's band)")  # fmt: skip
-    p.add_argument("--speed-profile", metavar="T:V,...",
-                   help='speed against time, linear between knots, e.g. "0:0.5,10:5.0,20:5.0" '
-                        "(replaces --speed)")  # fmt: skip
+    p.add_argument(
+        "--gait",
+        default="trot",
+        help=f"gait preset ({', '.join(preset_names())}) or auto (chosen by speed); default trot",
+    )
+    p.add_argument(
+        "--speed",
+        type=float,
+        default=None,
+        metavar="V",
+        help="forward speed [m/s] (default: the middle of the gait's band)",
+    )
+    p.add_argument(
+        "--speed-profile",
+        metavar="T:V,...",
+        help='speed against time, linear between knots, e.g. "0:0.5,10:5.0,20:5.0" '
+        "(replaces --speed)",
+    )
     turn = p.add_mutually_exclusive_group()
-    turn.add_argument("--turn-rate", type=float, default=0.0, metavar="DEG_PER_S",
-                      help="turn at this rate [deg/s], positive to the left")  # fmt: skip
-    turn.add_argument("--heading-profile", metavar="T:DEG,...",
-                      help='heading [deg] against time, e.g. "0:0,5:0,10:90"')  # fmt: skip
+    turn.add_argument(
+        "--turn-rate",
+        type=float,
+        default=0.0,
+        metavar="DEG_PER_S",
+        help="turn at this rate [deg/s], positive to the left",
+    )
+    turn.add_argument(
+        "--heading-profile",
+        metavar="T:DEG,...",
+        help='heading [deg] against time, e.g. "0:0,5:0,10:90"',
+    )
     p.add_argument("--params", metavar="FILE.toml", help="gait parameter file (overrides --gait)")
-    p.add_argument("--push", action="append", default=[], metavar="T:FX,FY,FZ:DUR",
-                   help="push the chest at T s with a force (N, world frame) for DUR s; "
-                        "repeatable")  # fmt: skip
+    p.add_argument(
+        "--push",
+        action="append",
+        default=[],
+        metavar="T:FX,FY,FZ:DUR",
+        help="push the chest at T s with a force (N, world frame) for DUR s; repeatable",
+    )
     add_run_outputs(p)
     p.set_defaults(func=run)
 
@@ -40,8 +68,10 @@ def run(args: argparse.Namespace) -> int:
     auto = args.gait == AUTO and not args.params
     known = preset_names()
     if not (auto or args.params or args.gait in known or args.gait.endswith(".toml")):
-        raise CliError(f"unknown gait {args.gait!r}; known gaits: {', '.join(known)}, {AUTO} "
-                       "(or a .toml gait file)")  # fmt: skip
+        raise CliError(
+            f"unknown gait {args.gait!r}; known gaits: {', '.join(known)}, {AUTO} "
+            "(or a .toml gait file)"
+        )
     if auto and args.speed is None and args.speed_profile is None:
         raise CliError("--gait auto needs --speed or --speed-profile")
     gait = AUTO if auto else GaitParams.load(args.params if args.params else args.gait)
@@ -51,16 +81,28 @@ def run(args: argparse.Namespace) -> int:
         speed: float | Profile = Profile.parse(args.speed_profile, "speed", "m/s")
     else:
         speed = args.speed if args.speed is not None else sum(gait.speed_band_mps) / 2
-    heading = (Profile.parse(args.heading_profile, "heading", "deg")
-               if args.heading_profile is not None else None)  # fmt: skip
+    heading = (
+        Profile.parse(args.heading_profile, "heading", "deg")
+        if args.heading_profile is not None
+        else None
+    )
     pushes = [parse_push(text) for text in args.push]
     label = AUTO if auto else gait.gait
     update, close = progress_bar(not args.quiet and video_path is not None, label)
     try:
-        result, summary = simulate(gait, speed, args.duration, seed=args.seed, pushes=pushes,
-                                   turn_rate_dps=args.turn_rate, heading_deg=heading,
-                                   spec=args.preset, record=video_path, gui=args.gui,
-                                   progress=update)  # fmt: skip
+        result, summary = simulate(
+            gait,
+            speed,
+            args.duration,
+            seed=args.seed,
+            pushes=pushes,
+            turn_rate_dps=args.turn_rate,
+            heading_deg=heading,
+            spec=args.preset,
+            record=video_path,
+            gui=args.gui,
+            progress=update,
+        )
     finally:
         close()
     if log_path:

@@ -6,11 +6,11 @@ import argparse
 
 import numpy as np
 
-from controller.episode import run_episode, save_log, summarize
-from controller.recording import VideoRecorder
-from controller.sim import World
-from controller.stand import StandController
-from scripts.common import add_run_outputs, print_summary, progress_bar, writable_path
+from quadsim.controller.episode import run_episode, save_log, summarize
+from quadsim.controller.recording import VideoRecorder
+from quadsim.controller.sim import World
+from quadsim.controller.stand import StandController
+from quadsim.scripts.common import add_run_outputs, print_summary, progress_bar, writable_path
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -30,14 +30,16 @@ def run(args: argparse.Namespace) -> int:
         update, close = progress_bar(not args.quiet and video_path is not None, "stand")
         try:
             controller = StandController(world.skeleton, servo_dt=world.dt)
-            result = run_episode(world, controller, args.duration, recorder=recorder,
-                                 progress=update)  # fmt: skip
+            result = run_episode(
+                world, controller, args.duration, recorder=recorder, progress=update
+            )
         finally:
             close()
             if recorder:
                 recorder.close()
-    summary = summarize(result, gait="stand", speed_cmd=0.0, duration_s=args.duration,
-                        seed=args.seed)  # fmt: skip
+    summary = summarize(
+        result, gait="stand", speed_cmd=0.0, duration_s=args.duration, seed=args.seed
+    )
     if log_path:
         save_log(log_path, result.log)
     print_summary(summary, args.json)

@@ -10,12 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gaits.params import preset_names
+from quadsim.gaits.params import preset_names
 
 
 def quadsim(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scripts.cli", *args], capture_output=True,
-                          text=True, timeout=600)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "quadsim.scripts.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_stand_json_is_one_object_on_stdout_and_log_follows_the_contract(tmp_path: Path) -> None:
@@ -93,8 +97,10 @@ def test_run_and_plot_bad_input_exit_2(args: list[str], expected: str) -> None:
 
 def test_malformed_params_file_names_the_key(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
-    bad.write_text("schema_version = 1\ngait = 'trot'\nspeed_band_mps = [1.0, 2.5]\n"
-                   "[params]\nperiod_s = 'fast'\n")  # fmt: skip
+    bad.write_text(
+        "schema_version = 1\ngait = 'trot'\nspeed_band_mps = [1.0, 2.5]\n"
+        "[params]\nperiod_s = 'fast'\n"
+    )
     out = quadsim("run", "--params", str(bad))
     assert out.returncode == 2 and "period_s" in out.stderr
 
@@ -103,8 +109,21 @@ def test_plot_draws_every_kind_from_a_run_log(tmp_path: Path) -> None:
     import imageio.v3 as iio
 
     log = tmp_path / "run.npz"
-    assert quadsim("run", "--gait", "trot", "--speed", "1.5", "--duration", "1.5", "--log",
-                   str(log), "--quiet").returncode == 0  # fmt: skip
+    assert (
+        quadsim(
+            "run",
+            "--gait",
+            "trot",
+            "--speed",
+            "1.5",
+            "--duration",
+            "1.5",
+            "--log",
+            str(log),
+            "--quiet",
+        ).returncode
+        == 0
+    )
     for kind in ("gait-diagram", "phase-contacts", "speed", "height", "torques", "path"):
         fig = tmp_path / f"{kind}.png"
         out = quadsim("plot", str(log), "--kind", kind, "--out", str(fig))
@@ -121,8 +140,13 @@ def test_plot_draws_every_kind_from_a_run_log(tmp_path: Path) -> None:
 
 def test_phase_contacts_need_one_gait_and_a_log_that_records_the_plan(tmp_path: Path) -> None:
     t = np.arange(0.0, 4.0, 0.01)
-    log = {"t": t, "base_pos": np.zeros((len(t), 3)), "base_vel": np.zeros((len(t), 3)),
-           "foot_contact": np.ones((len(t), 4), bool), "joint_tau": np.zeros((len(t), 2))}
+    log = {
+        "t": t,
+        "base_pos": np.zeros((len(t), 3)),
+        "base_vel": np.zeros((len(t), 3)),
+        "foot_contact": np.ones((len(t), 4), bool),
+        "joint_tau": np.zeros((len(t), 2)),
+    }
     old = tmp_path / "old.npz"
     np.savez(old, **log)
     out = quadsim("plot", str(old), "--kind", "phase-contacts", "--out", str(tmp_path / "a.png"))
@@ -131,10 +155,24 @@ def test_phase_contacts_need_one_gait_and_a_log_that_records_the_plan(tmp_path: 
     out = quadsim("plot", str(old), "--kind", "path", "--out", str(tmp_path / "p.png"))
     assert out.returncode == 0, out.stderr
     two = tmp_path / "two.npz"
-    np.savez(two, **log, gait_phase=(t / 0.4) % 1.0, planned_stance=np.ones((len(t), 4), bool),
-             gait_index=(t > 2.5).astype(float), gait_names=np.array(["walk", "trot"]))
+    np.savez(
+        two,
+        **log,
+        gait_phase=(t / 0.4) % 1.0,
+        planned_stance=np.ones((len(t), 4), bool),
+        gait_index=(t > 2.5).astype(float),
+        gait_names=np.array(["walk", "trot"]),
+    )
     out = quadsim("plot", str(two), "--kind", "phase-contacts", "--out", str(tmp_path / "b.png"))
     assert out.returncode == 2 and "walk, trot" in out.stderr and "Traceback" not in out.stderr
-    out = quadsim("plot", str(two), "--kind", "phase-contacts", "--out", str(tmp_path / "c.png"),
-                  "--end", "2.4")
+    out = quadsim(
+        "plot",
+        str(two),
+        "--kind",
+        "phase-contacts",
+        "--out",
+        str(tmp_path / "c.png"),
+        "--end",
+        "2.4",
+    )
     assert out.returncode == 0, out.stderr

@@ -9,11 +9,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from controller.drive import gaits_used
-from controller.episode import turn_radius
-from controller.profile import Profile, ProfileError
-from gaits.params import GaitParams, preset_names
-from gaits.schedule import (
+from quadsim.controller.drive import gaits_used
+from quadsim.controller.episode import turn_radius
+from quadsim.controller.profile import Profile, ProfileError
+from quadsim.gaits.params import GaitParams, preset_names
+from quadsim.gaits.schedule import (
     MIN_BLEND_MPS,
     PHASE_KEYS,
     PHASE_PERIOD,
@@ -32,15 +32,18 @@ def test_profile_is_linear_between_knots_and_constant_outside() -> None:
     assert (p.min, p.max) == (0.5, 5.0)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("0:0.5,10:x", "knot 2 ('10:x') must be T:V"),
-    ("0:0.5,10", "knot 2 ('10') must be T:V"),
-    ("0:1,10:2,5:3", "knot 3 ('5:3') is out of time order"),
-    ("0:1,0:2", "knot 2 ('0:2') is out of time order"),
-    ("-1:1", "time must be >= 0"),
-    ("0:nan", "finite"),
-    ("", "empty"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("0:0.5,10:x", "knot 2 ('10:x') must be T:V"),
+        ("0:0.5,10", "knot 2 ('10') must be T:V"),
+        ("0:1,10:2,5:3", "knot 3 ('5:3') is out of time order"),
+        ("0:1,0:2", "knot 2 ('0:2') is out of time order"),
+        ("-1:1", "time must be >= 0"),
+        ("0:nan", "finite"),
+        ("", "empty"),
+    ],
+)
 def test_malformed_profile_names_the_knot(text: str, message: str) -> None:
     with pytest.raises(ProfileError, match=message.replace("(", r"\(").replace(")", r"\)")):
         Profile.parse(text, "speed")
@@ -59,8 +62,9 @@ def _as_preset(got: GaitParams, preset: GaitParams) -> tuple[GaitParams, float]:
     the phase shift of the whole stride that makes it `got`; fails if there is none."""
     for lead in (preset, _mirrored(preset)):
         shift = (_starts(got) - _starts(lead)) % 1.0
-        same_legs = all(got.values[k] == lead.values[k] for k in got.values
-                        if "." in k and k not in PHASE_KEYS)  # fmt: skip
+        same_legs = all(
+            got.values[k] == lead.values[k] for k in got.values if "." in k and k not in PHASE_KEYS
+        )
         if same_legs and np.allclose(_circular(shift, shift[0]), 0.0):
             return lead, float(shift[0])
     raise AssertionError(f"{got.gait} is not its preset shifted in phase, on either lead")
@@ -87,11 +91,18 @@ def test_schedule_picks_the_band_and_blends_in_the_overlap() -> None:
 def test_every_leg_phase_moves_continuously_across_the_overlaps() -> None:
     schedule = GaitSchedule.auto()
     top = schedule.speed_range[1]
-    speeds = np.r_[np.arange(0.0, top + 1e-9, 0.005), 1.2 + np.arange(0.0, 0.1, 1e-4),
-                   3.15 + np.arange(0.0, 0.4, 1e-4)]  # fmt: skip
+    speeds = np.r_[
+        np.arange(0.0, top + 1e-9, 0.005),
+        1.2 + np.arange(0.0, 0.1, 1e-4),
+        3.15 + np.arange(0.0, 0.4, 1e-4),
+    ]
     speeds.sort()
-    phases = np.array([[values[k] for k in PHASE_KEYS]
-                       for values in (schedule.at(v).params.values for v in speeds)])  # fmt: skip
+    phases = np.array(
+        [
+            [values[k] for k in PHASE_KEYS]
+            for values in (schedule.at(v).params.values for v in speeds)
+        ]
+    )
     # each on its own circle: harmonic n of a stride wave repeats every 1/n of a stride
     periods = np.array([PHASE_PERIOD[k] for k in PHASE_KEYS])
     steps = _circular(phases[1:] / periods, phases[:-1] / periods) * periods
@@ -128,8 +139,9 @@ def test_a_phase_shift_moves_the_spine_flexion_with_the_feet() -> None:
         flex = (shifted.values[FLEX_PEAK] - preset.values[FLEX_PEAK]) % 1.0
         assert _circular(np.array(flex), np.array(shift)) < 1e-3, shifted.gait
     canter, gallop = schedule.gaits[-2:]
-    assert gallop.values[FLEX_PEAK] != GaitParams.load(gallop.gait).values[
-        FLEX_PEAK]  # the gallop is shifted, so this test does test the shift
+    assert (
+        gallop.values[FLEX_PEAK] != GaitParams.load(gallop.gait).values[FLEX_PEAK]
+    )  # the gallop is shifted, so this test does test the shift
     # blended on the circle, the shortest way (0.9 and 0.1 meet at 0, not at 0.5)
     a = replace(canter, values={**canter.values, FLEX_PEAK: 0.9})
     b = replace(gallop, values={**gallop.values, FLEX_PEAK: 0.1})
@@ -168,8 +180,11 @@ def test_blend_ends_are_the_gaits_themselves() -> None:
         for key, want in gait.values.items():
             # a phase is the same on its circle: harmonic 2 peaking at 0.535 peaks at 0.035
             period = PHASE_PERIOD.get(key)
-            miss = (abs(values[key] - want) if period is None
-                    else _circular(values[key] / period, want / period) * period)  # fmt: skip
+            miss = (
+                abs(values[key] - want)
+                if period is None
+                else _circular(values[key] / period, want / period) * period
+            )
             assert miss < 1e-12, (w, key, values[key], want)
 
 
@@ -189,24 +204,31 @@ def test_gaits_used_lists_each_stretch_in_order() -> None:
     assert used[-1]["from_s"] == 4.5
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--gait", "auto", "--speed-profile", "0:0.5,5:x"], "knot 2"),
-    (["--gait", "auto", "--speed-profile", "0:1,5:2,3:2"], "out of time order"),
-    (["--gait", "gallop"], f"known gaits: {', '.join(preset_names())}, auto"),
-    (["--gait", "auto"], "needs --speed or --speed-profile"),
-    (["--gait", "auto", "--speed", "9"], "above the automatic gaits' range"),
-    (["--gait", "trot", "--speed-profile", "0:1,5:3"], "outside the trot band"),
-    (["--gait", "trot", "--heading-profile", "0:0,2:y"], "heading profile knot 2"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--gait", "auto", "--speed-profile", "0:0.5,5:x"], "knot 2"),
+        (["--gait", "auto", "--speed-profile", "0:1,5:2,3:2"], "out of time order"),
+        (["--gait", "gallop"], f"known gaits: {', '.join(preset_names())}, auto"),
+        (["--gait", "auto"], "needs --speed or --speed-profile"),
+        (["--gait", "auto", "--speed", "9"], "above the automatic gaits' range"),
+        (["--gait", "trot", "--speed-profile", "0:1,5:3"], "outside the trot band"),
+        (["--gait", "trot", "--heading-profile", "0:0,2:y"], "heading profile knot 2"),
+    ],
+)
 def test_run_rejects_bad_commands_with_exit_2(args: list[str], message: str) -> None:
-    out = subprocess.run([sys.executable, "-m", "scripts.cli", "run", *args, "--duration", "1"],
-                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "quadsim.scripts.cli", "run", *args, "--duration", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 2, out.stderr
     assert message in out.stderr and "Traceback" not in out.stderr
 
 
 def test_video_caption_is_written_in_the_top_left_corner_only() -> None:
-    from controller.recording import _write_text
+    from quadsim.controller.recording import _write_text
 
     img = np.full((480, 640, 3), 90, dtype=np.uint8)
     out = _write_text(img, "trot  2.0 m/s  t = 3.0 s")

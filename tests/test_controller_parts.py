@@ -10,18 +10,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import controller.loop
-from controller.kinematics import quat_to_matrix, rot_x, rot_y
-from controller.legframe import frame_force, share_frame_torque, yaw_forces
-from controller.legik import leg_ik
-from controller.loop import BEND, Controller
-from controller.sim import World
-from controller.spine import quat_from_pitch_yaw, quat_multiply, split_spine
-from controller.stand import leg_kinematics
-from controller.swing import foot_angles, foot_placement, swing_path
-from controller.virtual_force import jt_force, rotation_error
-from gaits.params import PULL_UNLIMITED, GaitParams
-from models import build_skeleton, preset
+from quadsim.controller.kinematics import quat_to_matrix, rot_x, rot_y
+from quadsim.controller.legframe import frame_force, share_frame_torque, yaw_forces
+from quadsim.controller.legik import leg_ik
+from quadsim.controller.loop import BEND, CHEST, Controller
+from quadsim.controller.sim import World
+from quadsim.controller.spine import quat_from_pitch_yaw, quat_multiply, split_spine
+from quadsim.controller.stand import leg_kinematics
+from quadsim.controller.swing import foot_angles, foot_placement, swing_path
+from quadsim.controller.virtual_force import jt_force, rotation_error
+from quadsim.gaits.params import PULL_UNLIMITED, GaitParams
+from quadsim.models import build_skeleton, preset
 
 SKELETON = build_skeleton(preset("shepherd"))
 LEGS, LEG_IDX = leg_kinematics(SKELETON)
@@ -117,7 +116,8 @@ def test_frame_force_pulls_the_frame_down_by_at_most_its_limit() -> None:
 
 @pytest.mark.parametrize(("front", "back"), [(0.0, 0.5), (PULL_UNLIMITED, 1.0)])
 def test_each_frame_pulls_its_stance_feet_by_at_most_its_gaits_limit(
-        front: float, back: float) -> None:  # fmt: skip
+    front: float, back: float
+) -> None:
     gait = GaitParams.load("trot")
     values = {**gait.values, "stance_pull_max.front": front, "stance_pull_max.back": back}
     with World() as world:
@@ -127,13 +127,15 @@ def test_each_frame_pulls_its_stance_feet_by_at_most_its_gaits_limit(
         # the pelvis and chest 5 cm above their heights and rising: the height PD asks for
         # a pull far beyond either limit but the unlimited one
         state.base_pos[2] += 0.05
-        state.link_pos[controller.loop.CHEST, 2] += 0.05
-        state.base_vel[2] = state.link_vel[controller.loop.CHEST, 2] = 0.5
+        state.link_pos[CHEST, 2] += 0.05
+        state.base_vel[2] = state.link_vel[CHEST, 2] = 0.5
         ctrl.step(state)
     weight = ctrl.frame_weight
     # the unlimited bound passes no limit at all, so that older gait files run as before
-    want = [math.inf if share == PULL_UNLIMITED else share * w
-            for share, w in zip((front, back), weight, strict=True)]  # fmt: skip
+    want = [
+        math.inf if share == PULL_UNLIMITED else share * w
+        for share, w in zip((front, back), weight, strict=True)
+    ]
     assert ctrl.leg_frames.pull_limits == tuple(want)
     # each frame's supporting feet together pull by at most its limit, and the unlimited
     # frame's feet pull by more than any finite limit here
@@ -156,8 +158,9 @@ def test_stance_hips_together_give_the_leg_frame_its_torque() -> None:
 def compose_spine(back: np.ndarray, targets: np.ndarray) -> np.ndarray:
     total = back
     for pitch, yaw in targets:  # each joint: pitch about y, then yaw about z
-        total = quat_multiply(total, quat_multiply(quat_from_pitch_yaw(pitch, 0.0),
-                                                   quat_from_pitch_yaw(0.0, yaw)))  # fmt: skip
+        total = quat_multiply(
+            total, quat_multiply(quat_from_pitch_yaw(pitch, 0.0), quat_from_pitch_yaw(0.0, yaw))
+        )
     return total
 
 
@@ -200,15 +203,32 @@ def test_foot_placement_centres_the_stance_under_the_hip() -> None:
 
 
 def test_foot_angles_ramp_into_toe_off_and_strike() -> None:
-    args = dict(stance_value=np.zeros(4), swing_value=np.full(4, 1.0), off_value=np.full(4, 0.5),
-                strike_value=np.full(4, -0.2), lead_off=np.full(4, 0.1),
-                lead_strike=np.full(4, 0.1))  # fmt: skip
-    stance_far = foot_angles(swing_progress=-np.ones(4), time_to_liftoff=np.full(4, 0.3),
-                             time_to_strike=np.zeros(4), **args)  # fmt: skip
-    stance_near = foot_angles(swing_progress=-np.ones(4), time_to_liftoff=np.full(4, 0.05),
-                              time_to_strike=np.zeros(4), **args)  # fmt: skip
-    strike = foot_angles(swing_progress=np.full(4, 0.999), time_to_liftoff=np.zeros(4),
-                         time_to_strike=np.zeros(4), **args)  # fmt: skip
+    args = dict(
+        stance_value=np.zeros(4),
+        swing_value=np.full(4, 1.0),
+        off_value=np.full(4, 0.5),
+        strike_value=np.full(4, -0.2),
+        lead_off=np.full(4, 0.1),
+        lead_strike=np.full(4, 0.1),
+    )
+    stance_far = foot_angles(
+        swing_progress=-np.ones(4),
+        time_to_liftoff=np.full(4, 0.3),
+        time_to_strike=np.zeros(4),
+        **args,
+    )
+    stance_near = foot_angles(
+        swing_progress=-np.ones(4),
+        time_to_liftoff=np.full(4, 0.05),
+        time_to_strike=np.zeros(4),
+        **args,
+    )
+    strike = foot_angles(
+        swing_progress=np.full(4, 0.999),
+        time_to_liftoff=np.zeros(4),
+        time_to_strike=np.zeros(4),
+        **args,
+    )
     assert np.allclose(stance_far, 0.0)
     assert np.allclose(stance_near, 0.25)  # half-way into toe-off
     assert np.allclose(strike, -0.2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gaits.footfalls import contact_by_phase, footfall_stats
+from quadsim.gaits.footfalls import contact_by_phase, footfall_stats
 
 
 def pattern(period: float, duty: float, offsets: dict[str, float], seconds: float = 6.0):
@@ -64,9 +64,11 @@ def test_contact_by_phase_finds_a_late_strike_and_an_early_lift_off() -> None:
     contact[:, 3] |= ((phase - 0.5) % 1.0) >= 0.9  # RH comes down 0.1 of a stride early
     out = contact_by_phase(phase, contact, planned, bins=20)
     assert out["stance_in_contact"] == pytest.approx(
-        {"LF": 0.8, "RF": 1.0, "LH": 0.8, "RH": 1.0}, abs=0.01)
+        {"LF": 0.8, "RF": 1.0, "LH": 0.8, "RH": 1.0}, abs=0.01
+    )
     assert out["swing_in_contact"] == pytest.approx(
-        {"LF": 0.0, "RF": 0.0, "LH": 0.0, "RH": 0.2}, abs=0.01)
+        {"LF": 0.0, "RF": 0.0, "LH": 0.0, "RH": 0.2}, abs=0.01
+    )
     x = out["phase"]
     assert x.shape == (20,) and out["contact"].shape == out["planned"].shape == (20, 4)
     lf, lh = out["contact"][:, 0], out["contact"][:, 2]

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gaits.errors import GaitError
-from gaits.footfalls import PATTERN_OF_GAIT, footfall_pattern
-from gaits.graph import GaitGraph
-from gaits.params import PRESET_DIR, PULL_UNLIMITED, SPEC_BY_NAME, GaitParams, preset_names
+from quadsim.gaits.errors import GaitError
+from quadsim.gaits.footfalls import PATTERN_OF_GAIT, footfall_pattern
+from quadsim.gaits.graph import GaitGraph
+from quadsim.gaits.params import PRESET_DIR, PULL_UNLIMITED, SPEC_BY_NAME, GaitParams, preset_names
 
 CANDIDATES = sorted((PRESET_DIR.parent / "candidates").glob("*.toml"))
 
@@ -46,17 +46,20 @@ def test_pace_moves_lateral_pairs() -> None:
     assert abs(pace["RF"] - pace["RH"]) < 0.1 and abs(pace["RH"] - 0.5) < 0.05
 
 
-@pytest.mark.parametrize(("offsets", "pattern"), [
-    ({"LF": 0.5, "RF": 0.0, "LH": 0.0, "RH": 0.5}, "trot"),
-    ({"LF": 0.02, "RF": 0.5, "LH": 0.0, "RH": 0.52}, "pace"),
-    ({"LF": 0.5, "RF": 0.5, "LH": 0.0, "RH": 0.02}, "bound"),
-    ({"LF": 0.25, "RF": 0.75, "LH": 0.0, "RH": 0.5}, "lateral-walk"),
-    ({"LF": 0.75, "RF": 0.25, "LH": 0.0, "RH": 0.5}, "diagonal-walk"),
-    ({"LF": 0.3, "RF": 0.5, "LH": 0.0, "RH": 0.32}, "canter"),  # right lead
-    ({"LF": 0.3, "RF": 0.5, "LH": 0.32, "RH": 0.0}, "other"),  # hind pairs with its own side
-    ({"LF": 0.45, "RF": 0.3, "LH": 0.0, "RH": 0.85}, "transverse-gallop"),  # both leads left
-    ({"LF": 0.3, "RF": 0.45, "LH": 0.0, "RH": 0.85}, "rotary-gallop"),  # hind left, fore right
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("offsets", "pattern"),
+    [
+        ({"LF": 0.5, "RF": 0.0, "LH": 0.0, "RH": 0.5}, "trot"),
+        ({"LF": 0.02, "RF": 0.5, "LH": 0.0, "RH": 0.52}, "pace"),
+        ({"LF": 0.5, "RF": 0.5, "LH": 0.0, "RH": 0.02}, "bound"),
+        ({"LF": 0.25, "RF": 0.75, "LH": 0.0, "RH": 0.5}, "lateral-walk"),
+        ({"LF": 0.75, "RF": 0.25, "LH": 0.0, "RH": 0.5}, "diagonal-walk"),
+        ({"LF": 0.3, "RF": 0.5, "LH": 0.0, "RH": 0.32}, "canter"),  # right lead
+        ({"LF": 0.3, "RF": 0.5, "LH": 0.32, "RH": 0.0}, "other"),  # hind pairs with its own side
+        ({"LF": 0.45, "RF": 0.3, "LH": 0.0, "RH": 0.85}, "transverse-gallop"),  # both leads left
+        ({"LF": 0.3, "RF": 0.45, "LH": 0.0, "RH": 0.85}, "rotary-gallop"),  # hind left, fore right
+    ],
+)
 def test_footfall_pattern_names_the_order_of_touchdowns(offsets: dict, pattern: str) -> None:
     assert footfall_pattern(offsets) == pattern
     shifted = {f: (x + 0.37) % 1.0 for f, x in offsets.items()}  # any reference foot
@@ -83,8 +86,10 @@ def test_a_run_in_dissociated_diagonal_couplets_is_a_trot() -> None:
     assert footfall_pattern(dissociated, duty=running) == "trot"
     assert footfall_pattern(dissociated, duty=walking) == "lateral-walk"
     # a quarter of a stride between beats is a four-beat gait, run or walk
-    assert footfall_pattern({"LF": 0.25, "RF": 0.75, "LH": 0.0, "RH": 0.5},
-                            duty=running) == "lateral-walk"  # fmt: skip
+    assert (
+        footfall_pattern({"LF": 0.25, "RF": 0.75, "LH": 0.0, "RH": 0.5}, duty=running)
+        == "lateral-walk"
+    )
     # an asymmetrical run keeps its beats: a gallop's hind feet land 0.1 apart
     gallop = {"LF": 0.45, "RF": 0.3, "LH": 0.0, "RH": 0.9}
     assert footfall_pattern(gallop, duty=running) == "transverse-gallop"
@@ -98,14 +103,14 @@ def test_a_foot_that_did_not_step_is_named_not_a_traceback() -> None:
 
 
 def test_the_real_dogs_trot_reads_as_a_trot(mocap_dir: Path) -> None:
-    from optimize.reference import analyze_footfalls, load_reference
+    from quadsim.optimize.reference import analyze_footfalls, load_reference
 
     real = analyze_footfalls(load_reference(mocap_dir / "dog_trot_joint_pos.txt"))
     assert footfall_pattern(real.phase_offset, duty=real.duty_factor) == "trot"
 
 
 def test_the_real_dogs_walk_reads_as_a_lateral_walk(mocap_dir: Path) -> None:
-    from optimize.reference import analyze_footfalls, load_reference
+    from quadsim.optimize.reference import analyze_footfalls, load_reference
 
     real = analyze_footfalls(load_reference(mocap_dir / "dog_walk00_joint_pos.txt"))
     assert footfall_pattern(real.phase_offset, duty=real.duty_factor) == "lateral-walk"
@@ -130,7 +135,7 @@ def test_every_preset_has_the_footfall_order_of_its_name() -> None:
 
 
 def test_preset_duty_factors_are_in_the_range_of_the_real_dog(mocap_dir) -> None:
-    from optimize.reference import analyze_footfalls, load_reference
+    from quadsim.optimize.reference import analyze_footfalls, load_reference
 
     walk_ref = analyze_footfalls(load_reference(mocap_dir / "dog_walk00_joint_pos.txt"))
     walk = GaitParams.load("walk").graph().duty_factor

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ik import Chain, IKError, ccd
-from ik.errors import NonFiniteTargetError, ShapeError
-from ik.testing import hand_tree, random_chain, reachable_targets
+from quadsim.ik import Chain, IKError, ccd
+from quadsim.ik.errors import NonFiniteTargetError, ShapeError
+from quadsim.ik.testing import hand_tree, random_chain, reachable_targets
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)
 seeds = st.integers(0, 2**32 - 1)

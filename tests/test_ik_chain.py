@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ik import Chain, Tree
-from ik._rot import exp_so3, log_so3
-from ik.errors import BoneLengthError, ConstraintError, IKError, ShapeError
-from ik.testing import hand_tree, random_chain, random_q
+from quadsim.ik import Chain, Tree
+from quadsim.ik._rot import exp_so3, log_so3
+from quadsim.ik.errors import BoneLengthError, ConstraintError, IKError, ShapeError
+from quadsim.ik.testing import hand_tree, random_chain, random_q
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 seeds = st.integers(0, 2**32 - 1)
@@ -19,14 +19,13 @@ seeds = st.integers(0, 2**32 - 1)
 
 def test_from_lengths_rest_pose_along_x():
     c = Chain.from_lengths([1.0, 2.0, 0.5], root=[0.0, 1.0, 0.0])
-    np.testing.assert_allclose(
-        c.rest_positions(), [[0, 1, 0], [1, 1, 0], [3, 1, 0], [3.5, 1, 0]]
-    )
+    np.testing.assert_allclose(c.rest_positions(), [[0, 1, 0], [1, 1, 0], [3, 1, 0], [3.5, 1, 0]])
     assert c.dof == 9 and c.reach == 3.5 and c.effectors == (3,)
     c2 = Chain.from_lengths([1.0, 1.0], dim=2)
     assert c2.dof == 2
-    np.testing.assert_allclose(c2.forward([np.pi / 2, -np.pi / 2]), [[0, 0], [0, 1], [1, 1]],
-                               atol=1e-15)
+    np.testing.assert_allclose(
+        c2.forward([np.pi / 2, -np.pi / 2]), [[0, 0], [0, 1], [1, 1]], atol=1e-15
+    )
 
 
 @SETTINGS
@@ -94,8 +93,7 @@ def test_clamp_satisfies_limits_and_is_idempotent(seed, n, dim):
 
 def test_elliptical_cone_bound_per_quadrant():
     c = Chain.from_lengths([1.0, 1.0]).with_cone(1, [0.2, 0.4, 0.6, 0.8])
-    for axis, half in (([0, 0, 1], 0.2), ([0, -1, 0], 0.4), ([0, 0, -1], 0.6),
-                       ([0, 1, 0], 0.8)):
+    for axis, half in (([0, 0, 1], 0.2), ([0, -1, 0], 0.4), ([0, 0, -1], 0.6), ([0, 1, 0], 0.8)):
         # rotating about +z by +a swings the bone toward +y (e1), about -y toward +z (e2)
         inside = np.r_[0, 0, 0, np.array(axis) * (half - 1e-3)]
         outside = np.r_[0, 0, 0, np.array(axis) * (half + 1e-2)]
@@ -126,17 +124,28 @@ def test_builders_return_new_objects():
         (lambda: Chain.from_lengths([1.0, 0.0]), BoneLengthError, "positive"),
         (lambda: Chain.from_lengths([1.0, np.nan]), BoneLengthError, "finite"),
         (lambda: Chain.from_lengths([1.0], dim=4), ShapeError, "dim"),
-        (lambda: Chain.from_lengths([1.0, 1.0]).with_hinge(1, [1, 0, 0]), ConstraintError,
-         "perpendicular"),
-        (lambda: Chain.from_lengths([1.0, 1.0]).with_cone(1, [0.1, -1, 1, 1]), ConstraintError,
-         "half-angles"),
+        (
+            lambda: Chain.from_lengths([1.0, 1.0]).with_hinge(1, [1, 0, 0]),
+            ConstraintError,
+            "perpendicular",
+        ),
+        (
+            lambda: Chain.from_lengths([1.0, 1.0]).with_cone(1, [0.1, -1, 1, 1]),
+            ConstraintError,
+            "half-angles",
+        ),
         (lambda: Chain.from_lengths([1.0, 1.0]).with_cone(5, 0.5), ConstraintError, "valid"),
-        (lambda: Chain.from_lengths([1.0, 1.0]).with_twist(1, 0.5, -0.5), ConstraintError,
-         "lo <= hi"),
-        (lambda: Chain.from_lengths([1.0, 1.0], dim=2).with_cone(1, 0.5), ConstraintError,
-         "2-D"),
-        (lambda: Tree([-1, 0, 0], np.array([[0, 0, 0], [1, 0, 0], [0, 0, 0.0]])),
-         BoneLengthError, "zero-length"),
+        (
+            lambda: Chain.from_lengths([1.0, 1.0]).with_twist(1, 0.5, -0.5),
+            ConstraintError,
+            "lo <= hi",
+        ),
+        (lambda: Chain.from_lengths([1.0, 1.0], dim=2).with_cone(1, 0.5), ConstraintError, "2-D"),
+        (
+            lambda: Tree([-1, 0, 0], np.array([[0, 0, 0], [1, 0, 0], [0, 0, 0.0]])),
+            BoneLengthError,
+            "zero-length",
+        ),
         (lambda: Tree([-1, 1], np.ones((2, 3))), ShapeError, "parents"),
         (lambda: Chain.from_lengths([1.0]).forward(np.zeros(4)), ShapeError, "q must"),
     ],

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ik import Chain, IKError, Tree, fabrik, fabrik_batch
-from ik._fabrik_plan import plan_for
-from ik.errors import NonFiniteTargetError, ShapeError
-from ik.testing import hand_tree, random_chain, reachable_targets
+from quadsim.ik import Chain, IKError, Tree, fabrik, fabrik_batch
+from quadsim.ik._fabrik_plan import plan_for
+from quadsim.ik.errors import NonFiniteTargetError, ShapeError
+from quadsim.ik.testing import hand_tree, random_chain, reachable_targets
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 seeds = st.integers(0, 2**32 - 1)
@@ -30,7 +30,8 @@ def test_reaches_reachable_targets_and_keeps_lengths(seed, n, dim):
     target = pos[0, -1]
     if n > 1 and np.linalg.norm(target - chain.root) > 0.98 * chain.reach:
         target = chain.root + 0.98 * chain.reach * (target - chain.root) / np.linalg.norm(
-            target - chain.root)
+            target - chain.root
+        )
     tol = 1e-6 * chain.reach
     res = fabrik(chain, target, tol=tol, max_iter=3000)
     assert res.converged, res
@@ -44,8 +45,7 @@ def test_reaches_reachable_targets_and_keeps_lengths(seed, n, dim):
 
 
 @SETTINGS
-@given(seeds, st.integers(1, 8), st.sampled_from([2, 3]), st.floats(1.0001, 5.0),
-       st.booleans())
+@given(seeds, st.integers(1, 8), st.sampled_from([2, 3]), st.floats(1.0001, 5.0), st.booleans())
 def test_unreachable_target_straight_in_one_iteration(seed, n, dim, factor, constrained):
     rng = np.random.default_rng(seed)
     chain = random_chain(rng, n, dim, constrained=constrained, hinges=False)
@@ -57,8 +57,9 @@ def test_unreachable_target_straight_in_one_iteration(seed, n, dim, factor, cons
     assert chain.position_violation(res.positions) <= 1e-9
     if not constrained:  # the straight chain toward the target
         u = (target - chain.root) / np.linalg.norm(target - chain.root)
-        np.testing.assert_allclose(res.positions[-1], chain.root + chain.reach * u,
-                                   atol=1e-9 * chain.reach)
+        np.testing.assert_allclose(
+            res.positions[-1], chain.root + chain.reach * u, atol=1e-9 * chain.reach
+        )
         assert res.error == pytest.approx((factor - 1) * chain.reach, rel=1e-9)
 
 
@@ -71,10 +72,10 @@ def test_constraints_never_violated(seed, n, dim):
     for target in (pos[0, -1], rng.uniform(-1, 1, dim) * chain.reach):
         res = fabrik(chain, target, max_iter=50)
         assert chain.violation(res.angles) <= 1e-9
-        np.testing.assert_allclose(bone_lengths(chain, res.positions), chain.lengths,
-                                   rtol=1e-9)
-        np.testing.assert_allclose(chain.forward(res.angles), res.positions,
-                                   atol=1e-9 * chain.reach)
+        np.testing.assert_allclose(bone_lengths(chain, res.positions), chain.lengths, rtol=1e-9)
+        np.testing.assert_allclose(
+            chain.forward(res.angles), res.positions, atol=1e-9 * chain.reach
+        )
 
 
 def test_constrained_chains_mostly_reach_reachable_targets():
@@ -88,9 +89,9 @@ def test_constrained_chains_mostly_reach_reachable_targets():
 
 
 def test_hinge_chain_stays_in_plane_and_arm_with_elbow_converges():
-    chain = (Chain.from_lengths([1.0, 1.0, 0.3])
-             .with_hinge(1, [0, 0, 1], (0.0, 2.5))
-             .with_cone(2, 0.8))
+    chain = (
+        Chain.from_lengths([1.0, 1.0, 0.3]).with_hinge(1, [0, 0, 1], (0.0, 2.5)).with_cone(2, 0.8)
+    )
     rng = np.random.default_rng(2)
     _, pos = reachable_targets(chain, rng, 40, scale=1.2)
     conv = 0
@@ -213,15 +214,17 @@ def test_batch_matches_single_solves(seed, dim, constrained):
     _numpy_only(chain)
     _, pos = reachable_targets(chain, rng, 6, scale=1.5)
     near = chain.root + 0.99 * (pos[0, -1] - chain.root) * chain.reach / np.linalg.norm(
-        pos[0, -1] - chain.root)  # near full reach: the straightening (arc) path
+        pos[0, -1] - chain.root
+    )  # near full reach: the straightening (arc) path
     targets = np.concatenate([pos[:, -1], [near, 3 * chain.reach * np.eye(dim)[0]]])
     batch = fabrik_batch(chain, targets, max_iter=40, angles=True)
     assert batch.positions.shape == (8, chain.n_nodes, dim)
     for k, t in enumerate(targets):
         one = fabrik(chain, t, max_iter=40)
         np.testing.assert_allclose(batch.positions[k], one.positions, atol=1e-9)
-        np.testing.assert_allclose(chain.forward(batch.angles[k]), batch.positions[k],
-                                   atol=1e-9 * chain.reach)
+        np.testing.assert_allclose(
+            chain.forward(batch.angles[k]), batch.positions[k], atol=1e-9 * chain.reach
+        )
         assert batch.iterations[k] == one.iterations
         assert batch.reason[k] == one.reason
         assert batch.converged[k] == one.converged
@@ -236,10 +239,15 @@ def test_batch_running_restarts_ahead_matches_single(monkeypatch, max_iter):
     attempt ahead as extra rows (a few at a time, so more are started as attempts end);
     merged in order, and re-run where max_iter cuts one short, the batch still equals
     the scalar solver pose by pose."""
-    import ik._fabrik_batch as batch
+    import quadsim.ik._fabrik_batch as batch
 
-    chain = (Chain.from_lengths([0.32, 0.30, 0.08]).with_cone(0, 1.4)
-             .with_hinge(1, [0, 0, 1], (0.0, 2.6)).with_cone(2, 1.0).with_twist(2, -1.0, 1.0))
+    chain = (
+        Chain.from_lengths([0.32, 0.30, 0.08])
+        .with_cone(0, 1.4)
+        .with_hinge(1, [0, 0, 1], (0.0, 2.6))
+        .with_cone(2, 1.0)
+        .with_twist(2, -1.0, 1.0)
+    )
     rng = np.random.default_rng(5)
     q = chain.clamp(rng.uniform(-1.0, 1.0, (3000, chain.dof)) * rng.uniform(0, np.pi, (3000, 1)))
     tips = chain.forward(q)[:, -1]
@@ -270,12 +278,19 @@ def test_batch_matches_single_on_constrained_tree():
     names = [f"f{k}_3" for k in range(5)]
     idx = [tree.node_index(n) for n in names]
     _numpy_only(tree, idx)
-    batch = fabrik_batch(tree, {n: pos[:, i] for n, i in zip(names, idx, strict=True)},
-                         tol=1e-4 * tree.reach, angles=True)
+    batch = fabrik_batch(
+        tree,
+        {n: pos[:, i] for n, i in zip(names, idx, strict=True)},
+        tol=1e-4 * tree.reach,
+        angles=True,
+    )
     conv = 0
     for k in range(len(pos)):
-        one = fabrik(tree, targets={n: pos[k, i] for n, i in zip(names, idx, strict=True)},
-                     tol=1e-4 * tree.reach)
+        one = fabrik(
+            tree,
+            targets={n: pos[k, i] for n, i in zip(names, idx, strict=True)},
+            tol=1e-4 * tree.reach,
+        )
         np.testing.assert_allclose(batch.positions[k], one.positions, atol=1e-9)
         assert batch.iterations[k] == one.iterations and batch.reason[k] == one.reason
         assert tree.violation(one.angles) <= 1e-9
@@ -322,8 +337,13 @@ def test_benchmark_like_cone_chain_interior_targets():
 
 
 def test_deterministic_and_restart_count_reported():
-    chain = (Chain.from_lengths([0.32, 0.30, 0.08]).with_cone(0, 1.4)
-             .with_hinge(1, [0, 0, 1], (0.0, 2.6)).with_cone(2, 1.0).with_twist(2, -1.0, 1.0))
+    chain = (
+        Chain.from_lengths([0.32, 0.30, 0.08])
+        .with_cone(0, 1.4)
+        .with_hinge(1, [0, 0, 1], (0.0, 2.6))
+        .with_cone(2, 1.0)
+        .with_twist(2, -1.0, 1.0)
+    )
     rng = np.random.default_rng(9)
     _, pos = reachable_targets(chain, rng, 30, scale=3.0)
     runs = [[fabrik(chain, p[-1], tol=1e-4 * chain.reach) for p in pos] for _ in range(2)]

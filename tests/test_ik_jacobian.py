@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ik import Chain, IKError, jacobian_ik
-from ik._rot import exp_so3
-from ik.jacobian import DEFAULT_RESTARTS, dls_step, restart_poses
-from ik.testing import hand_tree, random_chain, reachable_targets
+from quadsim.ik import Chain, IKError, jacobian_ik
+from quadsim.ik._rot import exp_so3
+from quadsim.ik.jacobian import DEFAULT_RESTARTS, dls_step, restart_poses
+from quadsim.ik.testing import hand_tree, random_chain, reachable_targets
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)
 seeds = st.integers(0, 2**32 - 1)
@@ -33,8 +33,9 @@ def test_reaches_reachable_targets(seed, n, dim, method):
 
 
 @SETTINGS
-@given(seeds, st.integers(2, 6), st.sampled_from([2, 3]),
-       st.sampled_from(["dls", "pinv", "transpose"]))
+@given(
+    seeds, st.integers(2, 6), st.sampled_from([2, 3]), st.sampled_from(["dls", "pinv", "transpose"])
+)
 def test_residual_never_grows_and_limits_hold(seed, n, dim, method):
     rng = np.random.default_rng(seed)
     chain = random_chain(rng, n, dim, constrained=True)
@@ -48,14 +49,12 @@ def test_residual_never_grows_and_limits_hold(seed, n, dim, method):
 
 def test_transpose_converges_on_easy_targets():
     chain = Chain.from_lengths([1.0, 1.0, 1.0], dim=2)
-    res = jacobian_ik(chain, np.array([1.5, 1.5]), method="transpose", tol=1e-4,
-                      max_iter=2000)
+    res = jacobian_ik(chain, np.array([1.5, 1.5]), method="transpose", tol=1e-4, max_iter=2000)
     assert res.converged
 
 
 def test_orientation_target_seven_dof_arm():
-    arm = (Chain.from_lengths([0.3, 0.3, 0.1])
-           .with_hinge(1, [0, 0, 1], (0.0, 2.6)))
+    arm = Chain.from_lengths([0.3, 0.3, 0.1]).with_hinge(1, [0, 0, 1], (0.0, 2.6))
     assert arm.dof == 7
     rng = np.random.default_rng(9)
     q, pos = reachable_targets(arm, rng, 10, scale=1.0)
@@ -102,8 +101,15 @@ def test_dls_kernel():
 
 def test_fixed_damping_and_step_clamps():
     chain = Chain.from_lengths([1.0] * 4)
-    res = jacobian_ik(chain, np.array([1.0, 2.0, 0.5]), damping=0.05, max_dq=0.1,
-                      max_step=0.1, tol=1e-6, max_iter=500)
+    res = jacobian_ik(
+        chain,
+        np.array([1.0, 2.0, 0.5]),
+        damping=0.05,
+        max_dq=0.1,
+        max_step=0.1,
+        tol=1e-6,
+        max_iter=500,
+    )
     assert res.converged
 
 
@@ -148,8 +154,7 @@ def test_restarts_escape_a_stall(dim, method):
 
 
 def test_restarts_deterministic_and_keep_limits():
-    arm = (Chain.from_lengths([0.3, 0.3, 0.1])
-           .with_hinge(1, [0, 0, 1], (0.0, 2.6)))
+    arm = Chain.from_lengths([0.3, 0.3, 0.1]).with_hinge(1, [0, 0, 1], (0.0, 2.6))
     rng = np.random.default_rng(9)
     q, pos = reachable_targets(arm, rng, 10, scale=1.0)
     for qk, pk in zip(q, pos, strict=True):
@@ -162,7 +167,11 @@ def test_restarts_deterministic_and_keep_limits():
         assert np.array_equal(a.positions, b.positions)
         assert a.history == b.history
         assert (a.iterations, a.restarts, a.reason, a.error) == (
-            b.iterations, b.restarts, b.reason, b.error)
+            b.iterations,
+            b.restarts,
+            b.reason,
+            b.error,
+        )
         assert np.all(np.diff(a.history) <= 0.0)
         assert arm.violation(a.angles) <= 1e-9
     # the restart table: in the limits, and row k does not depend on the table size

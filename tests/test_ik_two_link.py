@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ik import Chain, IKError, two_link
-from ik.errors import BoneLengthError, NonFiniteTargetError, ShapeError
-from ik.two_link import _clamped_angles, clamped_angles_float, solve_2d, solve_3d
+from quadsim.ik import Chain, IKError, two_link
+from quadsim.ik.errors import BoneLengthError, NonFiniteTargetError, ShapeError
+from quadsim.ik.two_link import _clamped_angles, clamped_angles_float, solve_2d, solve_3d
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True)
 lengths = st.floats(0.05, 5.0)

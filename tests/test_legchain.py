@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.kinematics import quat_to_matrix
-from controller.legchain import (
+from quadsim.controller.kinematics import quat_to_matrix
+from quadsim.controller.legchain import (
     LegChains,
     LegFrames,
     SwingPlan,
@@ -19,21 +19,20 @@ from controller.legchain import (
     spine_pitch_yaw,
     track_targets,
 )
-from controller.legframe import frame_force, share_frame_torque, yaw_forces
-from controller.legik import LegIK
-from controller.loop import BEND, FRAME_OF_LEG
-from controller.spine import quat_from_pitch_yaw, split_spine
-from controller.stand import GRAVITY, leg_kinematics
-from controller.swing import FootAngles, SwingPath, foot_placement
-from controller.virtual_force import jt_force, rotation_error
-from models import LEGS as LEG_NAMES
-from models import build_skeleton, preset
+from quadsim.controller.legframe import frame_force, share_frame_torque, yaw_forces
+from quadsim.controller.legik import LegIK
+from quadsim.controller.loop import BEND, FRAME_OF_LEG
+from quadsim.controller.spine import quat_from_pitch_yaw, split_spine
+from quadsim.controller.stand import GRAVITY, leg_kinematics
+from quadsim.controller.swing import FootAngles, SwingPath, foot_placement
+from quadsim.controller.virtual_force import jt_force, rotation_error
+from quadsim.models import LEGS as LEG_NAMES
+from quadsim.models import build_skeleton, preset
 
 SKELETON = build_skeleton(preset("shepherd"))
 LEGS, LEG_IDX = leg_kinematics(SKELETON)
 MASS = {link.name: link.mass for link in SKELETON.links}
-SEG_WEIGHT = GRAVITY * np.array([[MASS[n] for n in SKELETON.legs[leg].links]
-                                 for leg in LEG_NAMES])  # fmt: skip
+SEG_WEIGHT = GRAVITY * np.array([[MASS[n] for n in SKELETON.legs[leg].links] for leg in LEG_NAMES])
 seeds = st.integers(0, 2**32 - 1)
 
 
@@ -58,12 +57,14 @@ def test_jacobians_hips_and_axes_match_the_numpy_kinematics(seed: int) -> None:
     np.testing.assert_allclose(chains.local_pose()[0], pos, rtol=0, atol=1e-14)
     np.testing.assert_allclose(chains.local_pose()[1], LEGS.joint_axes(q), rtol=0, atol=1e-15)
     np.testing.assert_allclose(chains.jacobian, R_leg @ jac_local, rtol=0, atol=1e-14)
-    np.testing.assert_allclose(chains.hip_world, origin + np.einsum("kij,kj->ki", R_leg, LEGS.hip),
-                               rtol=0, atol=1e-14)  # fmt: skip
+    np.testing.assert_allclose(
+        chains.hip_world, origin + np.einsum("kij,kj->ki", R_leg, LEGS.hip), rtol=0, atol=1e-14
+    )
     # the hip's roll axis is its frame's x; the pitch axis is the thigh's y (rots[:, 0])
     np.testing.assert_allclose(chains.hip_axes[:, 0], R_leg[:, :, 0], rtol=0, atol=1e-15)
-    np.testing.assert_allclose(chains.hip_axes[:, 1], (R_leg @ rots[:, 0])[:, :, 1],
-                               rtol=0, atol=1e-14)  # fmt: skip
+    np.testing.assert_allclose(
+        chains.hip_axes[:, 1], (R_leg @ rots[:, 0])[:, :, 1], rtol=0, atol=1e-14
+    )
 
 
 @settings(max_examples=30, derandomize=True, deadline=None)
@@ -109,10 +110,14 @@ def test_bad_shapes_and_reach_are_refused() -> None:
 
 
 @settings(max_examples=40, derandomize=True, deadline=None)
-@given(seeds, st.lists(st.booleans(), min_size=4, max_size=4),
-       st.lists(st.booleans(), min_size=4, max_size=4))
+@given(
+    seeds,
+    st.lists(st.booleans(), min_size=4, max_size=4),
+    st.lists(st.booleans(), min_size=4, max_size=4),
+)
 def test_leg_torques_compose_jt_forces_shared_frame_torques_and_swing_gravity(
-        seed: int, support: list[bool], swinging: list[bool]) -> None:  # fmt: skip
+    seed: int, support: list[bool], swinging: list[bool]
+) -> None:
     q, R_leg, origin = random_pose(seed)
     rng = np.random.default_rng(seed + 1)
     # only supporting legs take a force from their frame
@@ -126,8 +131,9 @@ def test_leg_torques_compose_jt_forces_shared_frame_torques_and_swing_gravity(
     tau = jt_force(chains.jacobian, -leg_force)
     axes = chains.hip_axes.reshape(2, 2, 2, 3)
     on = np.array(support).reshape(2, 2)
-    by_swing_hips = np.einsum("fka,fkaj->fj", ((tau[:, :2] + hip_servo).reshape(2, 2, 2)
-                                               * ~on[:, :, None]), axes)  # fmt: skip
+    by_swing_hips = np.einsum(
+        "fka,fkaj->fj", ((tau[:, :2] + hip_servo).reshape(2, 2, 2) * ~on[:, :, None]), axes
+    )
     tau[:, :2] += share_frame_torque(frame_torque + by_swing_hips, axes, on).reshape(4, 2)
     gravity = chains.swing_gravity(swinging)
     tau += [g if g is not None else [0.0] * 5 for g in gravity]
@@ -137,15 +143,33 @@ def test_leg_torques_compose_jt_forces_shared_frame_torques_and_swing_gravity(
 def a_swing_plan(seed: int) -> tuple[SwingPlan, dict[str, np.ndarray]]:
     """A SwingPlan of random per-leg values, and those values."""
     rng = np.random.default_rng(seed)
-    v = {"height": rng.uniform(0.03, 0.15, 4), "skew": rng.uniform(-0.5, 0.5, 4),
-         "early": rng.uniform(-0.3, 0.3, 4), "lead_off": rng.choice([0.0, 0.05], 4),
-         "lead_strike": rng.choice([0.0, 0.04], 4), "stance_cannon": rng.uniform(-0.3, 0.3, 4),
-         "swing_cannon": rng.uniform(0.3, 1.2, 4), "toe_off": rng.uniform(0.0, 0.6, 4),
-         "foot_strike": rng.uniform(-0.4, 0.0, 4), "stance_time": rng.uniform(0.1, 0.5, 4),
-         "fp": rng.uniform(0.0, 0.2, (4, 2))}  # fmt: skip
-    plan = SwingPlan(v["height"], v["skew"], v["early"], v["lead_off"], v["lead_strike"],
-                     v["stance_cannon"], v["swing_cannon"], v["toe_off"], v["foot_strike"],
-                     v["stance_time"], v["fp"], max_fp_error=0.5)  # fmt: skip
+    v = {
+        "height": rng.uniform(0.03, 0.15, 4),
+        "skew": rng.uniform(-0.5, 0.5, 4),
+        "early": rng.uniform(-0.3, 0.3, 4),
+        "lead_off": rng.choice([0.0, 0.05], 4),
+        "lead_strike": rng.choice([0.0, 0.04], 4),
+        "stance_cannon": rng.uniform(-0.3, 0.3, 4),
+        "swing_cannon": rng.uniform(0.3, 1.2, 4),
+        "toe_off": rng.uniform(0.0, 0.6, 4),
+        "foot_strike": rng.uniform(-0.4, 0.0, 4),
+        "stance_time": rng.uniform(0.1, 0.5, 4),
+        "fp": rng.uniform(0.0, 0.2, (4, 2)),
+    }
+    plan = SwingPlan(
+        v["height"],
+        v["skew"],
+        v["early"],
+        v["lead_off"],
+        v["lead_strike"],
+        v["stance_cannon"],
+        v["swing_cannon"],
+        v["toe_off"],
+        v["foot_strike"],
+        v["stance_time"],
+        v["fp"],
+        max_fp_error=0.5,
+    )
     return plan, v
 
 
@@ -160,12 +184,20 @@ def test_swing_paths_and_foot_angles_are_the_float_references_bit_for_bit(seed: 
     ground = rng.normal(0.0, 0.1, 4).tolist()
     path = SwingPath(v["height"], reach_below_m=0.02, shape=(v["skew"], v["early"]))
     assert plan.swing_path(progress.tolist(), liftoff, landing, ground) == path(
-        liftoff, landing, progress.tolist(), ground)
-    angles = FootAngles((v["lead_off"], v["lead_strike"]), [
-        (v["stance_cannon"], v["swing_cannon"], v["stance_cannon"], v["stance_cannon"]),
-        (np.zeros(4), v["swing_cannon"], v["toe_off"], v["foot_strike"])])  # fmt: skip
-    timing = (progress.tolist(), rng.uniform(0.0, 0.1, 4).tolist(),
-              rng.uniform(0.0, 0.1, 4).tolist())  # fmt: skip
+        liftoff, landing, progress.tolist(), ground
+    )
+    angles = FootAngles(
+        (v["lead_off"], v["lead_strike"]),
+        [
+            (v["stance_cannon"], v["swing_cannon"], v["stance_cannon"], v["stance_cannon"]),
+            (np.zeros(4), v["swing_cannon"], v["toe_off"], v["foot_strike"]),
+        ],
+    )
+    timing = (
+        progress.tolist(),
+        rng.uniform(0.0, 0.1, 4).tolist(),
+        rng.uniform(0.0, 0.1, 4).tolist(),
+    )
     assert plan.foot_angles(*timing) == angles(*timing)
 
 
@@ -182,56 +214,105 @@ def test_landing_points_are_the_foot_placement_reference(seed: int, heading: flo
     offset, to_strike = rng.normal(0.0, 0.05, (4, 2)), rng.uniform(0.0, 0.3, 4)
     swinging = [True, False, True, True]
     anchor = np.full((4, 2), 7.0)
-    plan.place_feet(chains, frame_vel, frame_v_d, H2, offset.tolist(), to_strike.tolist(),
-                    swinging, anchor)  # fmt: skip
+    plan.place_feet(
+        chains, frame_vel, frame_v_d, H2, offset.tolist(), to_strike.tolist(), swinging, anchor
+    )
     # the reference: the feedback (v - v_d) s_fp with the error clipped, in heading axes
     v_leg = frame_vel[FRAME_OF_LEG, :2]
     err = np.clip((v_leg - frame_v_d[FRAME_OF_LEG]) @ H2, -0.5, 0.5)
     feedback = (err * v["fp"]) @ H2.T
-    want = foot_placement(chains.hip_world[:, :2], v_leg, to_strike, v["stance_time"], offset,
-                          feedback)  # fmt: skip
+    want = foot_placement(
+        chains.hip_world[:, :2], v_leg, to_strike, v["stance_time"], offset, feedback
+    )
     np.testing.assert_allclose(anchor[swinging], want[swinging], rtol=0, atol=1e-14)
     assert np.all(anchor[1] == 7.0)  # a stance foot keeps its anchor
 
 
 @settings(max_examples=40, derandomize=True, deadline=None)
-@given(st.floats(-0.6, 0.6), st.floats(-0.6, 0.6), st.floats(-3.0, 3.0), st.floats(-0.5, 0.5),
-       st.integers(1, 4))
+@given(
+    st.floats(-0.6, 0.6),
+    st.floats(-0.6, 0.6),
+    st.floats(-3.0, 3.0),
+    st.floats(-0.5, 0.5),
+    st.integers(1, 4),
+)
 def test_spine_angles_are_the_quaternion_split_reference(
-        back: float, front: float, yaw: float, bend: float, n: int) -> None:  # fmt: skip
-    got = spine_pitch_yaw(back, front, np.cos(yaw / 2), np.sin(yaw / 2),
-                          np.cos((yaw + bend) / 2), np.sin((yaw + bend) / 2), n)  # fmt: skip
+    back: float, front: float, yaw: float, bend: float, n: int
+) -> None:
+    got = spine_pitch_yaw(
+        back,
+        front,
+        np.cos(yaw / 2),
+        np.sin(yaw / 2),
+        np.cos((yaw + bend) / 2),
+        np.sin((yaw + bend) / 2),
+        n,
+    )
     want = split_spine(quat_from_pitch_yaw(back, yaw), quat_from_pitch_yaw(front, yaw + bend), n)
     assert np.array_equal(np.broadcast_to(got, (n, 2)), want)
 
 
 @settings(max_examples=40, derandomize=True, deadline=None)
 @given(seeds, st.lists(st.booleans(), min_size=4, max_size=4), st.booleans())
-def test_frame_forces_are_the_leg_frame_references(seed: int, support: list[bool],
-                                                   turning: bool) -> None:  # fmt: skip
+def test_frame_forces_are_the_leg_frame_references(
+    seed: int, support: list[bool], turning: bool
+) -> None:
     rng = np.random.default_rng(seed)
     weight = np.array([180.0, 160.0])
-    gains = {name: rng.uniform(50.0, 900.0, 2) for name in (
-        "kp_h", "kd_h", "kp_o", "kd_o", "kp_yaw", "kd_yaw")}  # fmt: skip
+    gains = {
+        name: rng.uniform(50.0, 900.0, 2)
+        for name in ("kp_h", "kd_h", "kp_o", "kd_o", "kp_yaw", "kd_yaw")
+    }
     kv, max_pull = rng.uniform(50.0, 400.0, (2, 2)), [math.inf, 0.3 * weight[1]]
     frames = LegFrames(weight, GRAVITY, 0.6, 3.0, 0.3, 1.0)
-    frames.set_gains(kv, gains["kp_h"], gains["kd_h"], gains["kp_o"], gains["kd_o"],
-                     gains["kp_yaw"], gains["kd_yaw"], max_pull)  # fmt: skip
+    frames.set_gains(
+        kv,
+        gains["kp_h"],
+        gains["kd_h"],
+        gains["kp_o"],
+        gains["kd_o"],
+        gains["kp_yaw"],
+        gains["kd_yaw"],
+        max_pull,
+    )
     quat = rng.normal(size=(3, 4))
-    frame_R, R_desired = quat_to_matrix(quat[:2] / np.linalg.norm(quat[:2], axis=1)[:, None]), \
-        quat_to_matrix(quat[2] / np.linalg.norm(quat[2]))  # fmt: skip
+    frame_R, R_desired = (
+        quat_to_matrix(quat[:2] / np.linalg.norm(quat[:2], axis=1)[:, None]),
+        quat_to_matrix(quat[2] / np.linalg.norm(quat[2])),
+    )
     pos, vel, angvel = rng.normal(0.0, 0.3, (3, 2, 3))
     heading = rng.uniform(-3.0, 3.0)
     H2 = np.array([[np.cos(heading), -np.sin(heading)], [np.sin(heading), np.cos(heading)]])
     speed, turn_rate = 1.5, (0.4 if turning else 0.0)
-    v_d, z_d, rate, accel = (rng.normal(0.0, 0.5, (2, 2)), rng.normal(0.5, 0.02, 2),
-                             rng.normal(0.0, 0.1, 2), rng.normal(0.0, 1.0, 2))  # fmt: skip
+    v_d, z_d, rate, accel = (
+        rng.normal(0.0, 0.5, (2, 2)),
+        rng.normal(0.5, 0.02, 2),
+        rng.normal(0.0, 0.1, 2),
+        rng.normal(0.0, 1.0, 2),
+    )
     yaw_err, w_d = rng.normal(0.0, 0.1, 2), rng.normal(0.0, 0.2, 3)
     foot = pos[FRAME_OF_LEG] + rng.normal(0.0, 0.2, (4, 3))
     dt = 1e-3
     frames.v_int = 0.1
-    frames.forces(pos, vel, angvel, frame_R, R_desired, H2, speed, v_d, turn_rate, z_d, rate,
-                  accel, yaw_err.tolist(), w_d.tolist(), foot, support, dt)  # fmt: skip
+    frames.forces(
+        pos,
+        vel,
+        angvel,
+        frame_R,
+        R_desired,
+        H2,
+        speed,
+        v_d,
+        turn_rate,
+        z_d,
+        rate,
+        accel,
+        yaw_err.tolist(),
+        w_d.tolist(),
+        foot,
+        support,
+        dt,
+    )
     # the reference, frame by frame
     body_v = 0.5 * (vel[0, :2] + vel[1, :2]) @ H2[:, 0]
     v_int = min(max(0.1 + (speed - body_v) * dt, -0.6), 0.6)
@@ -246,26 +327,37 @@ def test_frame_forces_are_the_leg_frame_references(seed: int, support: list[bool
         push = H2 @ (kv[f] * err)
         if turning:
             push += weight[f] / GRAVITY * speed * turn_rate * H2[:, 1]
-        F = frame_force(z_d[f] - pos[f, 2], vel[f, 2] - rate[f], push,
-                        weight[f] * (1.0 + accel[f] / GRAVITY), gains["kp_h"][f],
-                        gains["kd_h"][f], max_pull[f])  # fmt: skip
-        yaw_torque = (gains["kp_yaw"][f] * yaw_err[f]
-                      + gains["kd_yaw"][f] * (turn_rate - angvel[f, 2]))  # fmt: skip
+        F = frame_force(
+            z_d[f] - pos[f, 2],
+            vel[f, 2] - rate[f],
+            push,
+            weight[f] * (1.0 + accel[f] / GRAVITY),
+            gains["kp_h"][f],
+            gains["kd_h"][f],
+            max_pull[f],
+        )
+        yaw_torque = gains["kp_yaw"][f] * yaw_err[f] + gains["kd_yaw"][f] * (
+            turn_rate - angvel[f, 2]
+        )
         if turning:  # the heading integral, from zero
             yaw_torque += gains["kp_yaw"][f] * min(max(yaw_err[f] * dt, -0.3), 0.3)
-        want = (yaw_forces(yaw_torque, (foot[legs] - pos[f])[:, :2], on)
-                + np.outer(on, F / on.sum()))  # fmt: skip
+        want = yaw_forces(yaw_torque, (foot[legs] - pos[f])[:, :2], on) + np.outer(on, F / on.sum())
         np.testing.assert_allclose(frames.leg_force[legs], want, rtol=1e-12, atol=1e-9)
-        torque = (gains["kp_o"][f] * rotation_error(R_desired, frame_R[f])
-                  - gains["kd_o"][f] * (angvel[f] - w_d))  # fmt: skip
+        torque = gains["kp_o"][f] * rotation_error(R_desired, frame_R[f]) - gains["kd_o"][f] * (
+            angvel[f] - w_d
+        )
         np.testing.assert_allclose(frames.frame_torque[f], torque, rtol=1e-12, atol=1e-9)
 
 
 @settings(max_examples=40, derandomize=True, deadline=None)
-@given(seeds, st.lists(st.booleans(), min_size=4, max_size=4),
-       st.lists(st.booleans(), min_size=4, max_size=4))
+@given(
+    seeds,
+    st.lists(st.booleans(), min_size=4, max_size=4),
+    st.lists(st.booleans(), min_size=4, max_size=4),
+)
 def test_leg_targets_pose_stance_legs_in_the_desired_frame_and_swing_legs_on_their_path(
-        seed: int, stance: list[bool], support: list[bool]) -> None:  # fmt: skip
+    seed: int, stance: list[bool], support: list[bool]
+) -> None:
     plan, v = a_swing_plan(seed)
     q, R_leg, origin = random_pose(seed)
     chains = LegChains(LEGS.hip, LEGS.lengths, BEND, SEG_WEIGHT)
@@ -278,14 +370,30 @@ def test_leg_targets_pose_stance_legs_in_the_desired_frame_and_swing_legs_on_the
     liftoff, anchor = rng.normal(0.0, 0.3, (4, 2)), rng.normal(0.0, 0.3, (4, 2))
     ground, foot = rng.normal(0.0, 0.02, 4), rng.normal(0.0, 0.3, (4, 3))
     z_d, pitch_d, frame_pitch, radius = rng.uniform(0.4, 0.5, 2), 0.05, [0.1, -0.1], 0.02
-    got = plan.leg_angles(chains, progress.tolist(), to_liftoff.tolist(), to_strike.tolist(),
-                          stance, support, liftoff, anchor, ground.tolist(), foot, frame_R,
-                          frame_pos, R_desired, z_d.tolist(), pitch_d, frame_pitch,
-                          radius).copy()  # fmt: skip
+    got = plan.leg_angles(
+        chains,
+        progress.tolist(),
+        to_liftoff.tolist(),
+        to_strike.tolist(),
+        stance,
+        support,
+        liftoff,
+        anchor,
+        ground.tolist(),
+        foot,
+        frame_R,
+        frame_pos,
+        R_desired,
+        z_d.tolist(),
+        pitch_d,
+        frame_pitch,
+        radius,
+    ).copy()
     # the reference, leg by leg
     path = SwingPath(v["height"], reach_below_m=0.02, shape=(v["skew"], v["early"]))
-    swing_target = path(liftoff.tolist(), anchor.tolist(), progress.tolist(),
-                        (ground + radius).tolist())  # fmt: skip
+    swing_target = path(
+        liftoff.tolist(), anchor.tolist(), progress.tolist(), (ground + radius).tolist()
+    )
     cannon, toe = plan.foot_angles(progress.tolist(), to_liftoff.tolist(), to_strike.tolist())
     target, cannon_pitch, toe_pitch = [], [], []
     for k in range(4):
@@ -307,8 +415,7 @@ def test_leg_targets_pose_stance_legs_in_the_desired_frame_and_swing_legs_on_the
 
 @settings(max_examples=30, derandomize=True, deadline=None)
 @given(seeds, st.lists(st.booleans(), min_size=4, max_size=4))
-def test_target_rates_and_hip_servo_are_the_numpy_expressions(
-        seed: int, still: list[bool]) -> None:  # fmt: skip
+def test_target_rates_and_hip_servo_are_the_numpy_expressions(seed: int, still: list[bool]) -> None:
     rng = np.random.default_rng(seed)
     n, dt = 38, 1e-3
     lower, upper = -rng.uniform(0.5, 2.0, n), rng.uniform(0.5, 2.0, n)

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from sim_slots import SLOTS, one_per_core
 
-from controller.sim import Push
-from controller.simulate import simulate
-from gaits.footfalls import FEET, clean_contacts, footfall_pattern, touchdowns
-from gaits.params import GaitParams
+from quadsim.controller.sim import Push
+from quadsim.controller.simulate import simulate
+from quadsim.gaits.footfalls import FEET, clean_contacts, footfall_pattern, touchdowns
+from quadsim.gaits.params import GaitParams
 
 pytestmark = pytest.mark.slow
 DURATION = 20.0
@@ -31,8 +31,9 @@ PUSH = Push(start=10.0, force=(0.0, 200.0, 0.0), duration=0.1, link="chest")
 @one_per_core
 def _run(job: tuple) -> tuple:
     gait, speed, seed, pushed = job
-    result, summary = simulate(gait, speed, DURATION, seed=seed, log_hz=100.0,
-                               pushes=[PUSH] if pushed else [])  # fmt: skip
+    result, summary = simulate(
+        gait, speed, DURATION, seed=seed, log_hz=100.0, pushes=[PUSH] if pushed else []
+    )
     return job, summary, result.contact_t, result.contacts
 
 
@@ -45,8 +46,7 @@ def runs() -> dict:
         return {job: (summary, t, c) for job, summary, t, c in pool.map(_run, jobs)}
 
 
-@pytest.mark.parametrize(("gait", "speed"),
-                         [("walk", 1.0), ("trot", 2.0)])  # fmt: skip
+@pytest.mark.parametrize(("gait", "speed"), [("walk", 1.0), ("trot", 2.0)])
 def test_nominal_speed_five_seeds(runs: dict, gait: str, speed: float) -> None:
     for seed in SEEDS:
         s, _, _ = runs[(gait, speed, seed, False)]
@@ -58,9 +58,8 @@ def test_nominal_speed_five_seeds(runs: dict, gait: str, speed: float) -> None:
 
 @pytest.mark.parametrize(
     ("gait", "speed"),
-    [("walk", 0.5), ("walk", 1.4), ("trot", 1.5),
-     ("trot", 2.5)],
-)  # fmt: skip
+    [("walk", 0.5), ("walk", 1.4), ("trot", 1.5), ("trot", 2.5)],
+)
 def test_edges_of_the_speed_band(runs: dict, gait: str, speed: float) -> None:
     s, _, _ = runs[(gait, speed, 0, False)]
     assert not s["fell"], f"fell at {s['fall_time_s']} s"
@@ -140,27 +139,46 @@ def test_same_seed_same_run_bit_for_bit() -> None:
 MOCAP_CLIPS = {"walk": ("dog_walk00_joint_pos.txt",), "trot": ("dog_trot_joint_pos.txt",)}
 
 
-@pytest.mark.parametrize(("gait", "speed"), [
-    ("walk", 1.0),
-    ("trot", 2.0),
-])  # fmt: skip
-def test_footfalls_are_those_of_the_real_dog(runs: dict, mocap_dir, gait: str,
-                                            speed: float) -> None:  # fmt: skip
-    from optimize.reference import analyze_footfalls, froude_speed, leg_length, load_reference
-    from optimize.sim_eval import dog_leg_length
+@pytest.mark.parametrize(
+    ("gait", "speed"),
+    [
+        ("walk", 1.0),
+        ("trot", 2.0),
+    ],
+)
+def test_footfalls_are_those_of_the_real_dog(
+    runs: dict, mocap_dir, gait: str, speed: float
+) -> None:
+    from quadsim.optimize.reference import (
+        analyze_footfalls,
+        froude_speed,
+        leg_length,
+        load_reference,
+    )
+    from quadsim.optimize.sim_eval import dog_leg_length
 
     for clip in MOCAP_CLIPS[gait]:
         motion = load_reference(mocap_dir / clip)
         real = analyze_footfalls(motion)
         # the real dog's speed, scaled to our dog's size at the same Froude number
-        similar = froude_speed(real.speed_mps, leg_length(motion, stance=real.stance),
-                               dog_leg_length())  # fmt: skip
+        similar = froude_speed(
+            real.speed_mps, leg_length(motion, stance=real.stance), dog_leg_length()
+        )
         lo, hi = GaitParams.load(gait).speed_band_mps
         assert lo <= similar <= hi, (clip, similar)
         for seed in SEEDS:
             s, _, _ = runs[(gait, speed, seed, False)]
             for foot in FEET:
                 assert abs(s["duty_factor"][foot] - real.duty_factor[foot]) <= 0.15, (
-                    clip, seed, foot, s["duty_factor"], real.duty_factor)
+                    clip,
+                    seed,
+                    foot,
+                    s["duty_factor"],
+                    real.duty_factor,
+                )
                 assert _circ(s["phase_offset"][foot], real.phase_offset[foot]) <= 0.15, (
-                    clip, seed, foot, s["phase_offset"])
+                    clip,
+                    seed,
+                    foot,
+                    s["phase_offset"],
+                )

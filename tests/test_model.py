@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from controller.sim import World
-from models import LEGS, DogSpec, ModelError, build_skeleton, preset, urdf_text
+from quadsim.controller.sim import World
+from quadsim.models import LEGS, DogSpec, ModelError, build_skeleton, preset, urdf_text
 
 
 @pytest.mark.parametrize("name", ["shepherd", "small"])

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from optimize.cmaes import load_checkpoint
-from optimize.errors import OptimizeError, ReferenceFormatError, RunDirError
-from scripts import optimize_cmd, reference_cmd
+from quadsim.optimize.cmaes import load_checkpoint
+from quadsim.optimize.errors import OptimizeError, ReferenceFormatError, RunDirError
+from quadsim.scripts import optimize_cmd, reference_cmd
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared/data/dog_mocap"
 
@@ -97,14 +97,23 @@ def test_reference_json_and_plot(tmp_path: Path, capsys) -> None:
 
 
 def test_reference_text_output_and_bad_file(tmp_path: Path, capsys) -> None:
-    from optimize.reference import synthetic_reference
+    from quadsim.optimize.reference import synthetic_reference
 
-    m = synthetic_reference(0.5, {"LH": (0, .4), "LF": (.25, .65), "RH": (.5, .9),
-                                  "RF": (.75, .15)}, 0.4, 1.0, n_strides=3)  # fmt: skip
+    m = synthetic_reference(
+        0.5,
+        {"LH": (0, 0.4), "LF": (0.25, 0.65), "RH": (0.5, 0.9), "RF": (0.75, 0.15)},
+        0.4,
+        1.0,
+        n_strides=3,
+    )
     p = tmp_path / "syn.csv"
-    p.write_text("".join(f"{float(t)!r},{n},{x!r},{y!r},{z!r}\n"
-                         for i, t in enumerate(m.t) for n, (x, y, z) in
-                         zip(m.marker_names, m.markers[i].tolist(), strict=True)))  # fmt: skip
+    p.write_text(
+        "".join(
+            f"{float(t)!r},{n},{x!r},{y!r},{z!r}\n"
+            for i, t in enumerate(m.t)
+            for n, (x, y, z) in zip(m.marker_names, m.markers[i].tolist(), strict=True)
+        )
+    )
     a = _parse(["reference", str(p)])
     assert a.func(a) == 0
     out = capsys.readouterr().out
@@ -118,11 +127,25 @@ def test_reference_text_output_and_bad_file(tmp_path: Path, capsys) -> None:
 def test_real_gait_run_writes_the_best_gait_and_its_video(tmp_path: Path, capsys) -> None:
     import imageio.v2 as imageio
 
-    from gaits.params import GaitParams
+    from quadsim.gaits.params import GaitParams
 
     out = tmp_path / "run"
-    argv = ["optimize", "--gait", "trot", "--free", "period_s,swing_height_m", "--popsize", "2",
-            "--executor", "serial", "--out", str(out), "--quiet", "--speed", "1.8"]
+    argv = [
+        "optimize",
+        "--gait",
+        "trot",
+        "--free",
+        "period_s,swing_height_m",
+        "--popsize",
+        "2",
+        "--executor",
+        "serial",
+        "--out",
+        str(out),
+        "--quiet",
+        "--speed",
+        "1.8",
+    ]
     a = _parse([*argv, "--evals", "2", "--episode-s", "3", "--video"])
     assert a.func(a) == 0
     best = GaitParams.load(out / "best_trot.toml")

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from optimize import testfns
-from optimize.cmaes import (
+from quadsim.optimize import testfns
+from quadsim.optimize.cmaes import (
     CHECKPOINT,
     HISTORY,
     PLOT,
@@ -28,7 +28,7 @@ from optimize.cmaes import (
     resume,
     run,
 )
-from optimize.errors import RunDirError
+from quadsim.optimize.errors import RunDirError
 
 REPO = Path(__file__).resolve().parents[1]
 POP = 8  # pycma default for n = 4: 4 + floor(3 ln 4)

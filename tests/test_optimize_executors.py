@@ -7,9 +7,9 @@ import sys
 import numpy as np
 import pytest
 
-from optimize import testfns
-from optimize.errors import ExecutorSpecError, MissingDependencyError
-from optimize.executors import (
+from quadsim.optimize import testfns
+from quadsim.optimize.errors import ExecutorSpecError, MissingDependencyError
+from quadsim.optimize.executors import (
     LocalPoolExecutor,
     SerialExecutor,
     evaluate_batch,

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from optimize.errors import ReferenceFormatError
-from optimize.reference import (
+from quadsim.optimize.errors import ReferenceFormatError
+from quadsim.optimize.reference import (
     FEET,
     MARKER_NAMES,
     MOCAP_ATTRIBUTION,

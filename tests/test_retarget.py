@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models import build_skeleton, preset
-from optimize.reference import MOCAP_ATTRIBUTION
-from scripts.cli import main
+from quadsim.models import build_skeleton, preset
+from quadsim.optimize.reference import MOCAP_ATTRIBUTION
+from quadsim.scripts.cli import main
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dog_mocap"
 WALK03 = DATA / "dog_walk03_joint_pos.txt"
@@ -26,8 +26,21 @@ def fitted(tmp_path_factory):
     clip = _clip()
     out = tmp_path_factory.mktemp("retarget")
     ref, fig = out / "ref.npz", out / "fit.png"
-    rc = main(["retarget", str(clip), "--out", str(ref), "--plot", str(fig), "--frames", "30",
-               "--start", "100", "--quiet"])
+    rc = main(
+        [
+            "retarget",
+            str(clip),
+            "--out",
+            str(ref),
+            "--plot",
+            str(fig),
+            "--frames",
+            "30",
+            "--start",
+            "100",
+            "--quiet",
+        ]
+    )
     assert rc == 0
     return dict(np.load(ref)), fig
 
@@ -57,10 +70,12 @@ def test_retarget_keeps_the_dog_model_and_its_limits(fitted):
     mk = d["markers_fit"]
     for leg, lm in sk.legs.items():
         joints = ("shoulder", "elbow", "wrist") if leg[1] == "F" else ("hip", "knee", "hock")
-        for (a, b), length in zip(zip(joints, joints[1:], strict=False), lm.lengths[:2],
-                                  strict=True):
-            dist = np.linalg.norm(mk[:, names.index(f"{leg}_{a}")] - mk[:, names.index(
-                f"{leg}_{b}")], axis=-1)
+        for (a, b), length in zip(
+            zip(joints, joints[1:], strict=False), lm.lengths[:2], strict=True
+        ):
+            dist = np.linalg.norm(
+                mk[:, names.index(f"{leg}_{a}")] - mk[:, names.index(f"{leg}_{b}")], axis=-1
+            )
             np.testing.assert_allclose(dist, length, rtol=1e-9)
     # the FABRIK fit keeps the ik tree's bone lengths
     pos = d["ik_positions"]

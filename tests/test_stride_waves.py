@@ -10,19 +10,20 @@ import numpy as np
 import pytest
 from sim_slots import one_per_core
 
-from controller.loop import CHEST
-from controller.sim import World
-from controller.simulate import simulate
-from controller.swing import swing_path
-from gaits.errors import GaitError
-from gaits.params import GaitParams
-from gaits.schedule import _mirrored, _phase_shifted, blend
-from gaits.waves import HARMONICS, WAVES, amplitude_name, phase_name, wave_values
+from quadsim.controller.loop import CHEST
+from quadsim.controller.sim import World
+from quadsim.controller.simulate import simulate
+from quadsim.controller.swing import swing_path
+from quadsim.gaits.errors import GaitError
+from quadsim.gaits.params import GaitParams
+from quadsim.gaits.schedule import _mirrored, _phase_shifted, blend
+from quadsim.gaits.waves import HARMONICS, WAVES, amplitude_name, phase_name, wave_values
 
 
 def _with(gait: GaitParams, **values: float) -> GaitParams:
-    return replace(gait, values={**gait.values, **{k.replace("__", "."): v
-                                                   for k, v in values.items()}})  # fmt: skip
+    return replace(
+        gait, values={**gait.values, **{k.replace("__", "."): v for k, v in values.items()}}
+    )
 
 
 def _random_waves(gait: GaitParams, rng: np.random.Generator) -> GaitParams:
@@ -81,9 +82,18 @@ def test_files_without_the_new_parameters_load_and_one_number_sets_every_leg(tmp
     old, skip = [], False
     for line in text.splitlines():
         if line.startswith("[params."):
-            name = line[len("[params."):-1]
-            skip = name in {"fp_sagittal_s", "fp_coronal_s", "swing_lift_skew",
-                            "swing_reach_early", "kp_height_N_per_m"} or "wave" in name  # fmt: skip
+            name = line[len("[params.") : -1]
+            skip = (
+                name
+                in {
+                    "fp_sagittal_s",
+                    "fp_coronal_s",
+                    "swing_lift_skew",
+                    "swing_reach_early",
+                    "kp_height_N_per_m",
+                }
+                or "wave" in name
+            )
         elif line.startswith("["):
             skip = False
         if not skip:
@@ -154,8 +164,9 @@ def test_swing_shapes_move_the_foot_early_or_late_and_keep_both_ends() -> None:
     skew, reach = np.array([0.0, 0.8, -0.8, 0.0]), np.array([0.0, 0.0, 0.0, 0.2])
 
     def at(progress: float, shape=(None, None)) -> np.ndarray:
-        return swing_path(lift, land, np.full(4, progress), height, ground, touch_at=0.8,
-                          shape=shape)  # fmt: skip
+        return swing_path(
+            lift, land, np.full(4, progress), height, ground, touch_at=0.8, shape=shape
+        )
 
     for s in (0.0, 0.8):  # lift-off and landing do not move
         assert np.allclose(at(s, (skew, reach)), at(s))
@@ -201,8 +212,10 @@ def test_the_body_follows_its_height_and_pitch_waves() -> None:
         result, summary = one_per_core(simulate)(gait, 1.0, 6.0, seed=0)
         assert not summary["fell"], name
         log = result.log
-        runs[name] = (_first_harmonic(log, log["chest_height"], after_s=2.0),
-                      _first_harmonic(log, _nose_down_pitch(log["base_quat"]), after_s=2.0))
+        runs[name] = (
+            _first_harmonic(log, log["chest_height"], after_s=2.0),
+            _first_harmonic(log, _nose_down_pitch(log["base_quat"]), after_s=2.0),
+        )
     for name, index, amp, peak in (("height", 0, 0.02, 0.1), ("pitch", 1, 0.03, 0.3)):
         change = runs[name][index] - runs["plain"][index]
         assert 0.6 * amp < abs(change) < 1.3 * amp, (name, abs(change))
@@ -223,8 +236,13 @@ def test_the_body_follows_its_height_and_pitch_waves() -> None:
 def test_the_spine_flexes_and_bends_with_its_waves() -> None:
     trot = GaitParams.load("trot")
     # (the trot, riding its stride's bounce, falls at 2.7 s with waves of 0.1 and 0.08 rad)
-    waved = _with(trot, spine_bend_wave_rad__h1=0.05, spine_bend_wave_phase__h1=0.3,
-                  spine_flex_wave_rad__h1=0.04, spine_flex_wave_phase__h1=0.6)  # fmt: skip
+    waved = _with(
+        trot,
+        spine_bend_wave_rad__h1=0.05,
+        spine_bend_wave_phase__h1=0.3,
+        spine_flex_wave_rad__h1=0.04,
+        spine_flex_wave_phase__h1=0.6,
+    )
     with World() as world:
         names, spine = world.skeleton.joint_names, world.skeleton.spine_joints
     # the spine's whole pitch and yaw, chest against pelvis: the sums over its joints

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from sim_slots import SLOTS, one_per_core
 
-from controller.episode import forward_speed
-from controller.kinematics import yaw_of
-from controller.profile import Profile
-from controller.simulate import simulate
-from gaits.footfalls import PATTERN_OF_GAIT, footfall_pattern
-from gaits.params import GaitParams
+from quadsim.controller.episode import forward_speed
+from quadsim.controller.kinematics import yaw_of
+from quadsim.controller.profile import Profile
+from quadsim.controller.simulate import simulate
+from quadsim.gaits.footfalls import PATTERN_OF_GAIT, footfall_pattern
+from quadsim.gaits.params import GaitParams
 
 pytestmark = pytest.mark.slow
 # 0.5 to 5 m/s over 20 s, then a 10 s hold; down from 5 m/s (reached from standing first)
@@ -53,8 +53,9 @@ def _ramp(job: tuple) -> tuple:
 def _turn(seed: int) -> tuple:
     """One seed of the trot turning at 30 deg/s: its summary and the largest heading error
     [deg] from 2 s on."""
-    result, summary = simulate("trot", TURN_SPEED, 20.0, seed=seed, log_hz=50.0,
-                               turn_rate_dps=TURN_RATE_DPS)  # fmt: skip
+    result, summary = simulate(
+        "trot", TURN_SPEED, 20.0, seed=seed, log_hz=50.0, turn_rate_dps=TURN_RATE_DPS
+    )
     log = result.log
     yaw = np.array([yaw_of(q) for q in log["base_quat"]])
     err = np.degrees(np.abs((yaw - log["heading_cmd"] + math.pi) % (2 * math.pi) - math.pi))
@@ -76,9 +77,11 @@ def runs() -> dict:
         ramps = pool.map(_ramp, [(*r, s) for r in (RAMP_UP, RAMP_DOWN) for s in RAMP_SEEDS])
         turns = pool.map(_turn, TURN_SEEDS)
         gaits = pool.map(_gait, gait_jobs)
-        return {"ramps": {job: rest for job, *rest in ramps},
-                "turns": {seed: rest for seed, *rest in turns},
-                "gaits": dict(gaits)}
+        return {
+            "ramps": {job: rest for job, *rest in ramps},
+            "turns": {seed: rest for seed, *rest in turns},
+            "gaits": dict(gaits),
+        }
 
 
 @pytest.mark.parametrize("gait", sorted(NOMINAL))
@@ -117,10 +120,10 @@ def test_gait_duty_factors_are_those_of_real_dogs(runs: dict, gait: str) -> None
         assert all(d is not None and lo <= d <= hi for d in duty.values()), (seed, duty)
 
 
-@pytest.mark.parametrize(("job", "order"), [(RAMP_UP, AUTO_ORDER),
-                                            (RAMP_DOWN, AUTO_ORDER[::-1])])  # fmt: skip
-def test_speed_ramp_changes_gait_in_order_without_falling(runs: dict, job: tuple,
-                                                          order: list[str]) -> None:  # fmt: skip
+@pytest.mark.parametrize(("job", "order"), [(RAMP_UP, AUTO_ORDER), (RAMP_DOWN, AUTO_ORDER[::-1])])
+def test_speed_ramp_changes_gait_in_order_without_falling(
+    runs: dict, job: tuple, order: list[str]
+) -> None:
     ramp_start = _ramp_window(job[1])[0]
     for seed in RAMP_SEEDS:
         summary, _, _ = runs["ramps"][(*job, seed)]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.episode import run_episode
-from controller.pd import ServoCommand
-from controller.sim import Push, World
-from controller.stand import StandController
-from models import preset
+from quadsim.controller.episode import run_episode
+from quadsim.controller.pd import ServoCommand
+from quadsim.controller.sim import Push, World
+from quadsim.controller.stand import StandController
+from quadsim.models import preset
 
 
 def stand(world: World, seconds: float, seed: int | None = None) -> list:
@@ -124,8 +124,15 @@ def test_flat_ground_reaches_far_beyond_the_plane_urdf_box() -> None:
     # plane.urdf's collision box ends at 100 m; a galloping dog gets there in about 20 s
     with World() as world:
         c = world.client
-        for x, y in [(3.0, 5.0), (99.9, 0.0), (150.0, 3.0), (-150.0, 0.0), (20.0, 180.0),
-                     (-30.0, -250.0), (5000.0, -3000.0)]:  # fmt: skip
+        for x, y in [
+            (3.0, 5.0),
+            (99.9, 0.0),
+            (150.0, 3.0),
+            (-150.0, 0.0),
+            (20.0, 180.0),
+            (-30.0, -250.0),
+            (5000.0, -3000.0),
+        ]:
             hit = c.rayTest([x, y, 1.0], [x, y, -1.0])[0]
             assert hit[0] >= 0, (x, y)  # something is there
             assert abs(hit[3][2]) < 1e-6, (x, y, hit[3])  # and its top is at z = 0
@@ -139,9 +146,13 @@ def test_drive_runs_the_servo_as_apply_does_bit_for_bit() -> None:
         clipped = 0
         for step in range(400):
             if step % 4 == 0:  # a new command every control step
-                command = ServoCommand(rng.normal(0.0, 20.0, n),
-                                       a.skeleton.stand_angles() + rng.normal(0.0, 0.05, n),
-                                       rng.normal(0.0, 0.5, n), kp, kd)  # fmt: skip
+                command = ServoCommand(
+                    rng.normal(0.0, 20.0, n),
+                    a.skeleton.stand_angles() + rng.normal(0.0, 0.05, n),
+                    rng.normal(0.0, 0.5, n),
+                    kp,
+                    kd,
+                )
                 sa, sb = a.read_state(), b.read_state()
                 want = a.apply(command.torques(sa.q, sa.qd))
                 got = b.drive(command, sb.q, sb.qd)

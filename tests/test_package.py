@@ -1,0 +1,57 @@
+"""The install: one import package, `quadsim`, and no generic top-level names."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import quadsim
+from quadsim.controller.errors import SimError
+from quadsim.gaits.errors import GaitError
+from quadsim.ik.errors import IKError
+from quadsim.models.errors import ModelError
+from quadsim.optimize.errors import OptimizeError
+from quadsim.scripts.common import CliError
+
+API = ("simulate", "World", "Controller", "GaitParams", "Profile", "Push", "QuadsimError")
+
+
+def _python(code: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_import_quadsim_exposes_the_api_from_outside_the_checkout(tmp_path: Path) -> None:
+    names = ", ".join(API)
+    out = _python(
+        f"import quadsim; from quadsim import {names}; print(quadsim.__version__)", tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == quadsim.__version__
+
+
+@pytest.mark.parametrize("name", ["controller", "models", "gaits", "ik", "optimize", "scripts"])
+def test_no_generic_top_level_name_is_installed(tmp_path: Path, name: str) -> None:
+    out = _python(f"import {name}", tmp_path)
+    assert out.returncode != 0
+    assert "ModuleNotFoundError" in out.stderr
+
+
+def test_the_ik_toolkit_does_not_import_pybullet(tmp_path: Path) -> None:
+    out = _python(
+        "import sys; from quadsim.ik import fabrik; print('pybullet' in sys.modules)", tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    "error", [SimError, GaitError, IKError, ModelError, OptimizeError, CliError]
+)
+def test_every_input_error_derives_from_the_one_root(error: type) -> None:
+    assert issubclass(error, quadsim.QuadsimError)
+    assert issubclass(quadsim.QuadsimError, ValueError)
