@@ -17,7 +17,8 @@ from dataclasses import dataclass, field, replace
 
 from quadsim.models.errors import ModelError
 
-LEGS = ("LF", "RF", "LH", "RH")
+GRAVITY_MPS2 = 9.81  # the world the dog is built for; World sets it in pybullet
+LEGS = ("LF", "RF", "LH", "RH")  # the one leg (and foot) order of every array
 FORE = ("LF", "RF")
 HIND = ("LH", "RH")
 
