@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -23,6 +23,18 @@ class Controller(Protocol):
     """Anything with step(state) -> ServoCommand (or plain joint torques [N*m])."""
 
     def step(self, state: DogState) -> ServoCommand | np.ndarray: ...
+
+
+class StepHook:
+    """Called by run_episode around each step, with the world passed in (the hook never
+    holds it): after each control step, and after each physics step. Subclass and
+    override what you need; the defaults do nothing."""
+
+    def after_control(self, world: World, state: DogState, command: object) -> None:
+        """After the controller answered `state` with `command`, before the physics."""
+
+    def after_physics(self, world: World) -> None:
+        """After each stepSimulation (several per control step)."""
 
 
 @dataclass
@@ -104,14 +116,15 @@ def run_episode(
     progress: Callable[[float], None] | None = None,
     extra_log: Callable[[DogState], dict[str, float | np.ndarray]] | None = None,
     caption: Callable[[DogState], str] | None = None,
+    hooks: Sequence[StepHook] = (),
 ) -> RunResult:
     """Step `world` under `controller` for `duration_s` [s] of simulated time.
 
     The controller runs at `control_hz`; between its steps the joint servo of its
     ServoCommand runs at every physics step of the world; `caption(state)` labels video
-    frames. Stops early when the dog falls or the simulation becomes unstable; never raises
-    for that. `progress(fraction_done)` is
-    called about 100 times.
+    frames; `hooks` see every control and physics step (tests, benchmarks). Stops early when
+    the dog falls or the simulation becomes unstable; never raises for that.
+    `progress(fraction_done)` is called about 100 times.
     """
     substeps = max(int(round(1.0 / (control_hz * world.dt))), 1)
     control_dt = substeps * world.dt
@@ -130,6 +143,8 @@ def run_episode(
             fall_time = state.t
             break
         command = controller.step(state)
+        for hook in hooks:
+            hook.after_control(world, state, command)
         servo = command if isinstance(command, ServoCommand) else None
         for k in range(substeps):
             if servo is None:
@@ -148,6 +163,8 @@ def run_episode(
                 if recorder is not None and recorder.due(state.t):
                     recorder.capture(world, state, caption(state) if caption else None)
             world.step()
+            for hook in hooks:
+                hook.after_physics(world)
         if progress is not None and n % tick == 0:
             progress(n / steps)
     else:

@@ -1,16 +1,16 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The control step's arithmetic on the legs and leg frames, in C (Cython).
 
-LegChains: the legs' forward kinematics, world foot Jacobians, hip axes, swing-leg gravity
-torques, the legs' feed-forward torques (J^T F, the hips' share of the frame torque) and
-the analytic leg IK. SwingPlan: a gait's foot placement, swing paths, foot angles and the
-legs' joint targets. LegFrames: the leg frames' virtual forces and torques. Then the
-spine split and the joint targets' rates. Their references, which tests/test_legchain.py
-holds them to: controller.kinematics.LegKinematics, controller.legik.LegIK,
-controller.virtual_force, controller.legframe, controller.swing and controller.spine.
-Compiled because numpy's and Python's per-call costs on four legs were most of the
-control step (see benchmarks/bench_step.py). Built with -ffp-contract=off (setup.py): no
-fused multiply-adds, the same floats on every machine.
+Arithmetic only: which legs stand, swing or support, and every limit, are decided by the
+step (controller/loop.py) and come in as flags. LegChains: the legs' forward kinematics,
+world foot Jacobians, hip axes, swing-leg gravity torques, the legs' feed-forward torques
+(J^T F, the hips' share of the frame torque) and the analytic leg IK. SwingPlan: a gait's
+foot placement, swing paths and foot angles. LegFrames: the leg frames' virtual forces and
+torques, and their sharing among the supporting feet. Then the spine split and the joint
+targets' rates. tests/test_legchain.py holds them to plain numpy references
+(tests/reference/) and to properties (finite differences, FK of the IK). Compiled because
+numpy's and Python's per-call costs on four legs were most of the control step. Built with
+-ffp-contract=off (setup.py): no fused multiply-adds, the same floats on every machine.
 """
 
 import numpy as np
@@ -436,64 +436,11 @@ cdef class SwingPlan:
             self._angles(k, progress[k], time_to_liftoff[k], time_to_strike[k])
         return [[self.angle[j][k] for k in range(4)] for j in range(2)]
 
-    def leg_angles(self, LegChains chains, progress, time_to_liftoff, time_to_strike, stance,
-                   support, const double[:, ::1] liftoff, const double[:, ::1] anchor, ground,
-                   const double[:, ::1] foot, const double[:, :, ::1] frame_R,
-                   const double[:, :] frame_pos, const double[:, ::1] R_desired,
-                   frame_z_d, double pitch_d, frame_pitch, double foot_radius):
-        """The legs' joint targets (4, 5) [rad] (the buffer chains.angles).
-
-        Stance feet (`stance`) hold their anchor [m, (4, 2)]: on the ground under them, or
-        until they bear weight (`support`) reach_below under it, posed from their frame at
-        its desired height (frame_z_d, per frame [m]) and orientation (R_desired); a stance
-        leg may push its frame up but never pull its foot (`foot` (4, 3) [m]) off the ground.
-        Swing feet follow their path from `liftoff` to `anchor` (their landing point). Each
-        leg's plane pitches with the desired pitch pitch_d in stance, its frame's in swing
-        [rad]; frame_R (2, 3, 3) and frame_pos (2, 3): the frames (front, back) now.
-        """
-        cdef int k, f, i
-        cdef double v[3]
-        cdef double local[3]
-        cdef double target[4][3]
-        cdef double cannon_pitch[4]
-        cdef double toe_pitch[4]
-        cdef double plane, g, foot_z
-        for k in range(4):
-            f = k // 2
-            g = <double>ground[k] + foot_radius
-            self._angles(k, progress[k], time_to_liftoff[k], time_to_strike[k])
-            if stance[k]:
-                v[0] = anchor[k, 0] - frame_pos[f, 0]
-                v[1] = anchor[k, 1] - frame_pos[f, 1]
-                v[2] = g - (0.0 if support[k] else self.reach_below) - <double>frame_z_d[f]
-                for i in range(3):
-                    local[i] = R_desired[0, i] * v[0] + R_desired[1, i] * v[1] + R_desired[2, i] * v[2]
-                foot_z = (frame_R[f, 0, 2] * (foot[k, 0] - frame_pos[f, 0])
-                          + frame_R[f, 1, 2] * (foot[k, 1] - frame_pos[f, 1])
-                          + frame_R[f, 2, 2] * (foot[k, 2] - frame_pos[f, 2]))
-                local[2] = min(local[2], foot_z)
-                plane = pitch_d
-            else:
-                self._path(k, progress[k], liftoff[k, 0], liftoff[k, 1], anchor[k, 0],
-                           anchor[k, 1], g)
-                for i in range(3):
-                    v[i] = self.path[k][i] - frame_pos[f, i]
-                for i in range(3):
-                    local[i] = frame_R[f, 0, i] * v[0] + frame_R[f, 1, i] * v[1] + frame_R[f, 2, i] * v[2]
-                plane = frame_pitch[f]
-            for i in range(3):
-                target[k][i] = local[i]
-            cannon_pitch[k] = self.angle[0][k] - plane
-            toe_pitch[k] = self.angle[1][k] - plane
-        chains._solve_ik(target, cannon_pitch, toe_pitch)
-        return chains.angles
-
 
 cdef class LegFrames:
-    """The virtual force and torque each leg frame (front: chest, back: pelvis) wants of its
-    supporting legs, as the references in `controller.legframe` (frame_force, yaw_forces)
-    and `controller.virtual_force.rotation_error` compose them; and the slow integrals of
-    the speed and heading errors (state kept from step to step).
+    """The virtual force and torque each leg frame (front: chest, back: pelvis) wants, and
+    how a frame's force is shared among its supporting feet: arithmetic only. The step
+    decides the rest in Python (which feet support, the pull limit, the integrals).
 
     frame_weight: (2,) [N] the weight each frame carries; gravity [m/s^2].
     """
@@ -507,147 +454,114 @@ cdef class LegFrames:
     cdef double kd_o[2]
     cdef double kp_yaw[2]
     cdef double kd_yaw[2]
-    cdef double max_pull[2]
-    cdef double v_int_max, v_int_time, yaw_int_max, yaw_int_time
-    cdef public double v_int  # [m] the integrated speed error along the heading
-    cdef double yaw_int[2]  # [rad s] the integrated heading error of each frame
-    cdef readonly object leg_force, frame_torque
-    cdef double[:, ::1] _leg_force
+    cdef readonly object frame_force, frame_torque, yaw_torque, leg_force
+    cdef double[:, ::1] _frame_force
     cdef double[:, ::1] _frame_torque
+    cdef double[::1] _yaw_torque
+    cdef double[:, ::1] _leg_force
 
-    def __init__(self, frame_weight, double gravity, double v_int_max, double v_int_time_s,
-                 double yaw_int_max, double yaw_int_time_s):
+    def __init__(self, frame_weight, double gravity):
         self.weight[0], self.weight[1] = frame_weight[0], frame_weight[1]
         self.gravity = gravity
-        self.v_int_max, self.v_int_time = v_int_max, v_int_time_s
-        self.yaw_int_max, self.yaw_int_time = yaw_int_max, yaw_int_time_s
-        self.v_int = 0.0
-        self.yaw_int[0] = self.yaw_int[1] = 0.0
-        self.leg_force = np.zeros((4, 3))
+        self.frame_force = np.zeros((2, 3))
         self.frame_torque = np.zeros((2, 3))
-        self._leg_force, self._frame_torque = self.leg_force, self.frame_torque
+        self.yaw_torque = np.zeros(2)
+        self.leg_force = np.zeros((4, 3))
+        self._frame_force, self._frame_torque = self.frame_force, self.frame_torque
+        self._yaw_torque, self._leg_force = self.yaw_torque, self.leg_force
 
-    def set_gains(self, kv, kp_height, kd_height, kp_orient, kd_orient, kp_yaw, kd_yaw,
-                  max_pull):
+    def set_gains(self, kv, kp_height, kd_height, kp_orient, kd_orient, kp_yaw, kd_yaw):
         """Per frame (front, back): kv (2, 2) along and across the heading [N*s/m], the height
         PD [N/m, N*s/m], the orientation PD [N*m/rad, N*m*s/rad], the heading PD [N*m/rad,
-        N*m*s/rad] and the most a frame's feet may pull down [N] (inf: no limit)."""
+        N*m*s/rad]."""
         cdef int f
         for f in range(2):
             self.kv[f][0], self.kv[f][1] = kv[f][0], kv[f][1]
             self.kp_h[f], self.kd_h[f] = kp_height[f], kd_height[f]
             self.kp_o[f], self.kd_o[f] = kp_orient[f], kd_orient[f]
             self.kp_yaw[f], self.kd_yaw[f] = kp_yaw[f], kd_yaw[f]
-            self.max_pull[f] = max_pull[f]
 
-    @property
-    def pull_limits(self):
-        """The most each frame's feet may pull down [N] (front, back)."""
-        return (self.max_pull[0], self.max_pull[1])
+    def wrenches(self, const double[:, :, ::1] frames, const double[:, :, ::1] frame_R,
+                 const double[:, ::1] R_desired, const double[:, ::1] H2,
+                 const double[:, ::1] v_d, const double[:, ::1] height_d,
+                 const double[::1] yaw_err, const double[::1] w_d, double speed,
+                 double turn_rate):
+        """Fill `frame_force` (2, 3) [N], `yaw_torque` (2,) [N*m] and `frame_torque` (2, 3)
+        [N*m]: what each frame wants from its supporting legs.
 
-    def forces(self, const double[:, :] frame_pos, const double[:, :] frame_vel,
-               const double[:, :] frame_angvel, const double[:, :, ::1] frame_R,
-               const double[:, ::1] R_desired, const double[:, :] H2, double speed,
-               const double[:, ::1] frame_v_d, double turn_rate, frame_z_d, height_rate,
-               height_accel, yaw_err, frame_w_d, const double[:, ::1] foot, support,
-               double dt):
-        """Fill `leg_force` (4, 3) [N]: what each supporting leg's frame wants from the
-        ground through it (the others 0), and `frame_torque` (2, 3) [N*m] (0 for a frame
-        with no supporting leg).
-
-        The frames now: frame_pos, frame_vel, frame_angvel (2, 3) [m, m/s, rad/s], frame_R
-        (2, 3, 3); R_desired (3, 3) their desired orientation; H2 (2, 2) the heading's
-        rotation on the ground; speed [m/s] the commanded speed now; frame_v_d (2, 2) [m/s]
-        each frame's desired ground velocity; turn_rate [rad/s]; frame_z_d, height_rate,
-        height_accel (2,) the desired heights [m] and their rates and accelerations;
-        yaw_err (2,) [rad]; frame_w_d: the desired angular velocity (3,) [rad/s] or None;
-        foot (4, 3) [m]; support: the legs that bear weight; dt [s] the control step.
+        frames (2, 3, 3): per frame its position [m], velocity [m/s] and angular velocity
+        [rad/s]; frame_R (2, 3, 3) its rotation; R_desired (3, 3) the desired orientation;
+        H2 (2, 2) the heading's rotation on the ground; v_d (2, 2) [m/s] each frame's desired
+        ground velocity (speed integral included); height_d (2, 3): desired height [m], its
+        rate and acceleration; yaw_err (2,) [rad], heading integral included; w_d (3,)
+        [rad/s] the desired angular velocity; speed [m/s] and turn_rate [rad/s] commanded.
         """
-        cdef int f, k, i, n_support
+        cdef int f, i, k
         cdef double h00 = H2[0, 0], h01 = H2[0, 1], h10 = H2[1, 0], h11 = H2[1, 1]
-        cdef double body_v, v_int, push_x, push_y, ex, ey, along, across, centripetal
-        cdef double weight, fz, yaw_rate_err, yaw_torque, y_int, denom, x, y, e_cos, angle
-        cdef double sin_angle, scale
+        cdef double ex, ey, along, across, centripetal, weight, e_cos, angle, sin_angle, scale
         cdef double err[3][3]
-        cdef double rot[3]
-        cdef double w_d[3]
-        cdef bint waves = frame_w_d is not None
-        for i in range(3):
-            w_d[i] = frame_w_d[i] if waves else 0.0
-        # slow integral of the body's speed error along the heading: k_v alone leaves a
-        # steady shortfall against the legs' losses
-        body_v = (0.5 * (frame_vel[0, 0] + frame_vel[1, 0]) * h00
-                  + 0.5 * (frame_vel[0, 1] + frame_vel[1, 1]) * h10)
-        v_int = self.v_int + (speed - body_v) * dt
-        self.v_int = min(max(v_int, -self.v_int_max), self.v_int_max)
-        v_int = self.v_int / self.v_int_time
-        self._leg_force[:, :] = 0.0
-        self._frame_torque[:, :] = 0.0
         for f in range(2):
-            n_support = 0
-            for k in range(2 * f, 2 * f + 2):
-                if support[k]:
-                    n_support += 1
-            if n_support == 0:
-                continue
             # k_v acts on the velocity error along and across the heading
-            ex = frame_v_d[f, 0] + h00 * v_int - frame_vel[f, 0]
-            ey = frame_v_d[f, 1] + h10 * v_int - frame_vel[f, 1]
+            ex = v_d[f, 0] - frames[f, 1, 0]
+            ey = v_d[f, 1] - frames[f, 1, 1]
             along = self.kv[f][0] * (ex * h00 + ey * h10)
             across = self.kv[f][1] * (ex * h01 + ey * h11)
-            push_x = h00 * along + h01 * across
-            push_y = h10 * along + h11 * across
-            if turn_rate != 0.0:  # the centripetal force of the turn, fed forward
-                centripetal = self.weight[f] / self.gravity * speed * turn_rate
-                push_x += centripetal * h01
-                push_y += centripetal * h11
-            # the height PD; a height wave: damping acts on the error against its rate, and
-            # the frame's weight is fed its acceleration; the feet pull by at most max_pull
-            weight = self.weight[f] * (1.0 + <double>height_accel[f] / self.gravity)
-            fz = (self.kp_h[f] * (<double>frame_z_d[f] - frame_pos[f, 2])
-                  - self.kd_h[f] * (frame_vel[f, 2] - <double>height_rate[f]) + weight)
-            fz = max(fz, -self.max_pull[f])
+            # the centripetal force of a turn, fed forward (0 going straight)
+            centripetal = self.weight[f] / self.gravity * speed * turn_rate
+            self._frame_force[f, 0] = h00 * along + h01 * across + centripetal * h01
+            self._frame_force[f, 1] = h10 * along + h11 * across + centripetal * h11
+            # the height PD against the height wave's rate, the weight fed its acceleration
+            weight = self.weight[f] * (1.0 + height_d[f, 2] / self.gravity)
+            self._frame_force[f, 2] = (self.kp_h[f] * (height_d[f, 0] - frames[f, 0, 2])
+                                       - self.kd_h[f] * (frames[f, 1, 2] - height_d[f, 1])
+                                       + weight)
             # the heading PD; damping acts on the yaw rate's error against the turn rate
-            yaw_rate_err = turn_rate - frame_angvel[f, 2]
-            yaw_torque = self.kp_yaw[f] * <double>yaw_err[f] + self.kd_yaw[f] * yaw_rate_err
-            if turn_rate != 0.0:  # a turn meets a steady yaw resistance: integral action
-                y_int = self.yaw_int[f] + <double>yaw_err[f] * dt
-                self.yaw_int[f] = min(max(y_int, -self.yaw_int_max), self.yaw_int_max)
-                yaw_torque += self.kp_yaw[f] * self.yaw_int[f] / self.yaw_int_time
-            # the yaw torque as horizontal forces at the supporting feet, f = tau z x r /
-            # sum |r|^2; the frame's force shared equally among them
-            denom = 0.0
-            for k in range(2 * f, 2 * f + 2):
-                if support[k]:
-                    x, y = foot[k, 0] - frame_pos[f, 0], foot[k, 1] - frame_pos[f, 1]
-                    denom += x * x
-                    denom += y * y
-            for k in range(2 * f, 2 * f + 2):
-                if support[k]:
-                    x, y = foot[k, 0] - frame_pos[f, 0], foot[k, 1] - frame_pos[f, 1]
-                    if denom >= 1e-6:
-                        self._leg_force[k, 0] = -yaw_torque * y / denom
-                        self._leg_force[k, 1] = yaw_torque * x / denom
-                    self._leg_force[k, 0] += push_x / n_support
-                    self._leg_force[k, 1] += push_y / n_support
-                    self._leg_force[k, 2] += fz / n_support
+            self._yaw_torque[f] = (self.kp_yaw[f] * yaw_err[f]
+                                   + self.kd_yaw[f] * (turn_rate - frames[f, 2, 2]))
             # orientation PD: the rotation vector of R_desired R^T, damping on the angular
-            # velocity's error against the pitch wave's rate
+            # velocity's error against the desired one
             for i in range(3):
                 for k in range(3):
-                    err[i][k] = (R_desired[i, 0] * frame_R[f, k, 0] + R_desired[i, 1] * frame_R[f, k, 1]
+                    err[i][k] = (R_desired[i, 0] * frame_R[f, k, 0]
+                                 + R_desired[i, 1] * frame_R[f, k, 1]
                                  + R_desired[i, 2] * frame_R[f, k, 2])
             e_cos = 0.5 * (err[0][0] + err[1][1] + err[2][2] - 1.0)
             angle = acos(min(max(e_cos, -1.0), 1.0))
             sin_angle = sin(angle)
-            # small angles: the skew part is the vector
-            scale = 0.5 if sin_angle < 1e-9 else angle / (2.0 * sin_angle)
-            rot[0] = (err[2][1] - err[1][2]) * scale
-            rot[1] = (err[0][2] - err[2][0]) * scale
-            rot[2] = (err[1][0] - err[0][1]) * scale
-            for i in range(3):
-                self._frame_torque[f, i] = (self.kp_o[f] * rot[i]
-                                            - self.kd_o[f] * (frame_angvel[f, i] - w_d[i]))
+            scale = 0.5 if sin_angle < 1e-9 else angle / (2.0 * sin_angle)  # small: skew part
+            self._frame_torque[f, 0] = (self.kp_o[f] * (err[2][1] - err[1][2]) * scale
+                                        - self.kd_o[f] * (frames[f, 2, 0] - w_d[0]))
+            self._frame_torque[f, 1] = (self.kp_o[f] * (err[0][2] - err[2][0]) * scale
+                                        - self.kd_o[f] * (frames[f, 2, 1] - w_d[1]))
+            self._frame_torque[f, 2] = (self.kp_o[f] * (err[1][0] - err[0][1]) * scale
+                                        - self.kd_o[f] * (frames[f, 2, 2] - w_d[2]))
+
+    def share(self, const double[:, ::1] frame_force, const double[::1] yaw_torque,
+              const double[:, ::1] foot, const double[:, :, ::1] frames, support):
+        """Fill `leg_force` (4, 3) [N]: each frame's force shared equally among its
+        supporting feet (`support`, 4 flags), plus its yaw torque as horizontal forces at
+        those feet, f = tau z x r / sum |r|^2 (r from the frame's origin, frames[f, 0]);
+        0 for the other feet. foot (4, 3) [m]."""
+        cdef int f, k, n
+        cdef double x, y, denom
+        self._leg_force[:, :] = 0.0
+        for f in range(2):
+            n = 0
+            denom = 0.0
+            for k in range(2 * f, 2 * f + 2):
+                if support[k]:
+                    n += 1
+                    x, y = foot[k, 0] - frames[f, 0, 0], foot[k, 1] - frames[f, 0, 1]
+                    denom += x * x + y * y
+            for k in range(2 * f, 2 * f + 2):
+                if support[k]:
+                    x, y = foot[k, 0] - frames[f, 0, 0], foot[k, 1] - frames[f, 0, 1]
+                    if denom >= 1e-6:
+                        self._leg_force[k, 0] = -yaw_torque[f] * y / denom
+                        self._leg_force[k, 1] = yaw_torque[f] * x / denom
+                    self._leg_force[k, 0] += frame_force[f, 0] / n
+                    self._leg_force[k, 1] += frame_force[f, 1] / n
+                    self._leg_force[k, 2] += frame_force[f, 2] / n
 
 
 def spine_pitch_yaw(double back_pitch, double front_pitch, double cos_half_back_yaw,
@@ -720,3 +634,21 @@ def hip_servo(const double[:, ::1] gains, const double[::1] q_target, const doub
             j = hip_idx[k, a]
             out[k, a] = (gains[0, j] * (q_target[j] - q[j])
                          + gains[1, j] * (qd_target[j] - qd[j]))
+
+
+def in_frames(const double[:, :] points, const double[:, :] origin,
+              const double[:, :, ::1] R):
+    """Each leg's point (4, 3) [m, world] in its leg frame's coordinates, R^T (p - o): legs
+    LF, RF on the front frame (origin[0], R[0]), LH, RH on the back one."""
+    out = np.empty((4, 3))
+    cdef double[:, ::1] o = out
+    cdef int k, f, i
+    cdef double d0, d1, d2
+    for k in range(4):
+        f = k // 2
+        d0 = points[k, 0] - origin[f, 0]
+        d1 = points[k, 1] - origin[f, 1]
+        d2 = points[k, 2] - origin[f, 2]
+        for i in range(3):
+            o[k, i] = R[f, 0, i] * d0 + R[f, 1, i] * d1 + R[f, 2, i] * d2
+    return out

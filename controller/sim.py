@@ -42,7 +42,7 @@ with _silenced_fd(2):
 from quadsim.controller.errors import SimError
 from quadsim.controller.kinematics import quat_to_matrix
 from quadsim.controller.pd import ServoCommand
-from quadsim.controller.state import DogState
+from quadsim.controller.state import TRACKED_LINKS, DogState
 from quadsim.models import LEGS, DogSpec, Skeleton, build_skeleton, preset, urdf_text
 
 try:
@@ -53,16 +53,6 @@ except ImportError as missing:  # a source tree run without installing
         "`pip install -e .` (it needs a C compiler and the Python headers)"
     ) from missing
 
-# Links whose world pose the controller and the logs read every step (besides the base).
-TRACKED_LINKS = (
-    "chest",
-    "head",
-    "tail1",
-    "LF_fore_toe",
-    "RF_fore_toe",
-    "LH_hind_toe",
-    "RH_hind_toe",
-)
 MAX_BASE_SPEED = 30.0  # [m/s]: faster than any dog runs; beyond it the simulation blew up
 MAX_JOINT_SPEED = 200.0  # [rad/s]
 PLANE_HALF_M = 100.0  # plane.urdf's collision box reaches this far from the origin [m]

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from sim_slots import one_per_core
 
+from quadsim.controller.episode import StepHook, run_episode
 from quadsim.controller.loop import Controller
 from quadsim.controller.sim import World
 from quadsim.controller.simulate import CONTROL_DT
@@ -20,6 +21,29 @@ JOLT_MPS = 0.05  # a change of the pelvis's velocity within one physics step (0.
 AT_STOP_RAD = 1e-3
 
 
+class StopJolts(StepHook):
+    """Counts the physics steps, after `settle_s`, in which the pelvis's velocity jumps while
+    a joint sits at its stop."""
+
+    def __init__(self, lower: np.ndarray, upper: np.ndarray, settle_s: float) -> None:
+        self.lower, self.upper = lower + AT_STOP_RAD, upper - AT_STOP_RAD
+        self.settle_s = settle_s
+        self.base_vel: np.ndarray | None = None
+        self.jolts = 0
+
+    def after_physics(self, world: World) -> None:
+        state = world.read_state()
+        at_stop = np.any((state.q <= self.lower) | (state.q >= self.upper))
+        if (
+            state.t >= self.settle_s
+            and self.base_vel is not None
+            and np.linalg.norm(state.base_vel - self.base_vel) > JOLT_MPS
+            and at_stop
+        ):
+            self.jolts += 1
+        self.base_vel = state.base_vel
+
+
 def stop_jolts_per_second(gait: str, speed: float, seconds: float, settle_s: float = 2.0) -> float:
     """Jolts of the pelvis with a joint at its stop, per second after `settle_s`, from
     standing (no start jitter)."""
@@ -27,25 +51,10 @@ def stop_jolts_per_second(gait: str, speed: float, seconds: float, settle_s: flo
         ctrl = Controller(world.skeleton, GaitParams.load(gait), dt=CONTROL_DT, servo_dt=world.dt)
         ctrl.command.speed_mps = speed
         lower, upper, _ = world.skeleton.limits()
-        lower, upper = lower + AT_STOP_RAD, upper - AT_STOP_RAD
-        substeps = round(CONTROL_DT / world.dt)
-        jolts = 0
-        state = world.read_state()
-        for step in range(round((settle_s + seconds) / CONTROL_DT)):
-            command = ctrl.step(state)
-            counting = step * CONTROL_DT >= settle_s
-            for _ in range(substeps):
-                world.apply(command.torques(state.q, state.qd))
-                world.step()
-                before, state = state, world.read_state()
-                if (
-                    counting
-                    and np.linalg.norm(state.base_vel - before.base_vel) > JOLT_MPS
-                    and np.any((state.q <= lower) | (state.q >= upper))
-                ):
-                    jolts += 1
-            assert world.status(state) == "ok", f"{gait} fell at {state.t:.2f} s"
-    return jolts / seconds
+        counter = StopJolts(lower, upper, settle_s)
+        result = run_episode(world, ctrl, settle_s + seconds, hooks=[counter])
+    assert result.status == "ok", f"{gait} fell at {result.fall_time_s} s"
+    return counter.jolts / seconds
 
 
 @pytest.mark.slow

@@ -3,8 +3,6 @@ target rates) against the numpy and float-math references it replaced in the ste
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,19 +11,18 @@ from hypothesis import strategies as st
 from quadsim.controller.kinematics import quat_to_matrix
 from quadsim.controller.legchain import (
     LegChains,
-    LegFrames,
     SwingPlan,
     hip_servo,
     spine_pitch_yaw,
     track_targets,
 )
-from quadsim.controller.legframe import frame_force, share_frame_torque, yaw_forces
+from quadsim.controller.legframe import share_frame_torque
 from quadsim.controller.legik import LegIK
 from quadsim.controller.loop import BEND, FRAME_OF_LEG
 from quadsim.controller.spine import quat_from_pitch_yaw, split_spine
 from quadsim.controller.stand import GRAVITY, leg_kinematics
 from quadsim.controller.swing import FootAngles, SwingPath, foot_placement
-from quadsim.controller.virtual_force import jt_force, rotation_error
+from quadsim.controller.virtual_force import jt_force
 from quadsim.models import LEGS as LEG_NAMES
 from quadsim.models import build_skeleton, preset
 
@@ -250,167 +247,6 @@ def test_spine_angles_are_the_quaternion_split_reference(
     )
     want = split_spine(quat_from_pitch_yaw(back, yaw), quat_from_pitch_yaw(front, yaw + bend), n)
     assert np.array_equal(np.broadcast_to(got, (n, 2)), want)
-
-
-@settings(max_examples=40, derandomize=True, deadline=None)
-@given(seeds, st.lists(st.booleans(), min_size=4, max_size=4), st.booleans())
-def test_frame_forces_are_the_leg_frame_references(
-    seed: int, support: list[bool], turning: bool
-) -> None:
-    rng = np.random.default_rng(seed)
-    weight = np.array([180.0, 160.0])
-    gains = {
-        name: rng.uniform(50.0, 900.0, 2)
-        for name in ("kp_h", "kd_h", "kp_o", "kd_o", "kp_yaw", "kd_yaw")
-    }
-    kv, max_pull = rng.uniform(50.0, 400.0, (2, 2)), [math.inf, 0.3 * weight[1]]
-    frames = LegFrames(weight, GRAVITY, 0.6, 3.0, 0.3, 1.0)
-    frames.set_gains(
-        kv,
-        gains["kp_h"],
-        gains["kd_h"],
-        gains["kp_o"],
-        gains["kd_o"],
-        gains["kp_yaw"],
-        gains["kd_yaw"],
-        max_pull,
-    )
-    quat = rng.normal(size=(3, 4))
-    frame_R, R_desired = (
-        quat_to_matrix(quat[:2] / np.linalg.norm(quat[:2], axis=1)[:, None]),
-        quat_to_matrix(quat[2] / np.linalg.norm(quat[2])),
-    )
-    pos, vel, angvel = rng.normal(0.0, 0.3, (3, 2, 3))
-    heading = rng.uniform(-3.0, 3.0)
-    H2 = np.array([[np.cos(heading), -np.sin(heading)], [np.sin(heading), np.cos(heading)]])
-    speed, turn_rate = 1.5, (0.4 if turning else 0.0)
-    v_d, z_d, rate, accel = (
-        rng.normal(0.0, 0.5, (2, 2)),
-        rng.normal(0.5, 0.02, 2),
-        rng.normal(0.0, 0.1, 2),
-        rng.normal(0.0, 1.0, 2),
-    )
-    yaw_err, w_d = rng.normal(0.0, 0.1, 2), rng.normal(0.0, 0.2, 3)
-    foot = pos[FRAME_OF_LEG] + rng.normal(0.0, 0.2, (4, 3))
-    dt = 1e-3
-    frames.v_int = 0.1
-    frames.forces(
-        pos,
-        vel,
-        angvel,
-        frame_R,
-        R_desired,
-        H2,
-        speed,
-        v_d,
-        turn_rate,
-        z_d,
-        rate,
-        accel,
-        yaw_err.tolist(),
-        w_d.tolist(),
-        foot,
-        support,
-        dt,
-    )
-    # the reference, frame by frame
-    body_v = 0.5 * (vel[0, :2] + vel[1, :2]) @ H2[:, 0]
-    v_int = min(max(0.1 + (speed - body_v) * dt, -0.6), 0.6)
-    assert frames.v_int == pytest.approx(v_int, abs=1e-15)
-    for f in range(2):
-        legs = [2 * f, 2 * f + 1]
-        on = np.array([support[k] for k in legs])
-        if not on.any():
-            assert np.all(frames.leg_force[legs] == 0.0) and np.all(frames.frame_torque[f] == 0.0)
-            continue
-        err = (v_d[f] + H2[:, 0] * v_int / 3.0 - vel[f, :2]) @ H2
-        push = H2 @ (kv[f] * err)
-        if turning:
-            push += weight[f] / GRAVITY * speed * turn_rate * H2[:, 1]
-        F = frame_force(
-            z_d[f] - pos[f, 2],
-            vel[f, 2] - rate[f],
-            push,
-            weight[f] * (1.0 + accel[f] / GRAVITY),
-            gains["kp_h"][f],
-            gains["kd_h"][f],
-            max_pull[f],
-        )
-        yaw_torque = gains["kp_yaw"][f] * yaw_err[f] + gains["kd_yaw"][f] * (
-            turn_rate - angvel[f, 2]
-        )
-        if turning:  # the heading integral, from zero
-            yaw_torque += gains["kp_yaw"][f] * min(max(yaw_err[f] * dt, -0.3), 0.3)
-        want = yaw_forces(yaw_torque, (foot[legs] - pos[f])[:, :2], on) + np.outer(on, F / on.sum())
-        np.testing.assert_allclose(frames.leg_force[legs], want, rtol=1e-12, atol=1e-9)
-        torque = gains["kp_o"][f] * rotation_error(R_desired, frame_R[f]) - gains["kd_o"][f] * (
-            angvel[f] - w_d
-        )
-        np.testing.assert_allclose(frames.frame_torque[f], torque, rtol=1e-12, atol=1e-9)
-
-
-@settings(max_examples=40, derandomize=True, deadline=None)
-@given(
-    seeds,
-    st.lists(st.booleans(), min_size=4, max_size=4),
-    st.lists(st.booleans(), min_size=4, max_size=4),
-)
-def test_leg_targets_pose_stance_legs_in_the_desired_frame_and_swing_legs_on_their_path(
-    seed: int, stance: list[bool], support: list[bool]
-) -> None:
-    plan, v = a_swing_plan(seed)
-    q, R_leg, origin = random_pose(seed)
-    chains = LegChains(LEGS.hip, LEGS.lengths, BEND, SEG_WEIGHT)
-    rng = np.random.default_rng(seed + 3)
-    frame_R, frame_pos = R_leg[::2].copy(), origin[::2].copy()
-    tilt = np.array([0.0, 0.05, 0.1, 0.99])
-    R_desired = quat_to_matrix(tilt / np.linalg.norm(tilt))
-    progress = np.where(stance, -1.0, rng.uniform(0.0, 1.0, 4))
-    to_liftoff, to_strike = rng.uniform(0.0, 0.1, 4), rng.uniform(0.0, 0.1, 4)
-    liftoff, anchor = rng.normal(0.0, 0.3, (4, 2)), rng.normal(0.0, 0.3, (4, 2))
-    ground, foot = rng.normal(0.0, 0.02, 4), rng.normal(0.0, 0.3, (4, 3))
-    z_d, pitch_d, frame_pitch, radius = rng.uniform(0.4, 0.5, 2), 0.05, [0.1, -0.1], 0.02
-    got = plan.leg_angles(
-        chains,
-        progress.tolist(),
-        to_liftoff.tolist(),
-        to_strike.tolist(),
-        stance,
-        support,
-        liftoff,
-        anchor,
-        ground.tolist(),
-        foot,
-        frame_R,
-        frame_pos,
-        R_desired,
-        z_d.tolist(),
-        pitch_d,
-        frame_pitch,
-        radius,
-    ).copy()
-    # the reference, leg by leg
-    path = SwingPath(v["height"], reach_below_m=0.02, shape=(v["skew"], v["early"]))
-    swing_target = path(
-        liftoff.tolist(), anchor.tolist(), progress.tolist(), (ground + radius).tolist()
-    )
-    cannon, toe = plan.foot_angles(progress.tolist(), to_liftoff.tolist(), to_strike.tolist())
-    target, cannon_pitch, toe_pitch = [], [], []
-    for k in range(4):
-        f = FRAME_OF_LEG[k]
-        if stance[k]:
-            below = 0.0 if support[k] else 0.02
-            rel = [*(anchor[k] - frame_pos[f, :2]), ground[k] + radius - below - z_d[f]]
-            local = R_desired.T @ rel
-            local[2] = min(local[2], (frame_R[f].T @ (foot[k] - frame_pos[f]))[2])
-            plane = pitch_d
-        else:
-            local, plane = frame_R[f].T @ (swing_target[k] - frame_pos[f]), frame_pitch[f]
-        target.append(local.tolist())
-        cannon_pitch.append(cannon[k] - plane)
-        toe_pitch.append(toe[k] - plane)
-    want = LegIK(LEGS.hip, LEGS.lengths, BEND).solve(target, cannon_pitch, toe_pitch)
-    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
 
 
 @settings(max_examples=30, derandomize=True, deadline=None)
