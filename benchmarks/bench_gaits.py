@@ -1,0 +1,137 @@
+"""The six gaits at their nominal speeds, seeds 0-4: the acceptance statistics, written into
+docs/results.md (between its `bench_gaits` markers).
+
+    python benchmarks/bench_gaits.py [--seeds 5] [--duration 20] [--workers 2] [--jsonl runs.jsonl]
+
+Per gait: falls, mean forward speed over the second half, duty factors, touchdown phases
+relative to LH and stride period, each as the mean and the spread (min-max) over the seeds,
+and the realtime factor of the whole run (best of the seeds: the other core may be busy).
+`--jsonl` also keeps every run's summary, one JSON object a line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+
+import quadsim
+from quadsim.models import LEGS
+
+NOMINAL = {
+    "walk": 1.0,
+    "trot": 2.0,
+    "pace": 1.5,
+    "canter": 3.0,
+    "transverse-gallop": 4.5,
+    "rotary-gallop": 5.0,
+}
+RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results.md"
+MARK = "bench_gaits"
+
+
+def run(job: tuple[str, float, int, float]) -> dict:
+    gait, speed, seed, duration = job
+    _, summary = quadsim.simulate(gait, speed, duration, seed=seed, log_hz=50.0)
+    return summary
+
+
+def spread(values: list[float | None], digits: int = 2, circular: bool = False) -> str:
+    """'mean (min to max)' of the values that are not None; phases (`circular`, in strides) are
+    unwrapped around their circular mean, so 0.98 and 0.02 average to 0.00, not 0.50."""
+    got = [v for v in values if v is not None]
+    if not got:
+        return "-"
+    if circular:
+        angles = [2 * math.pi * v for v in got]
+        centre = math.atan2(sum(map(math.sin, angles)), sum(map(math.cos, angles)))
+        got = [
+            centre / (2 * math.pi) + ((v - centre / (2 * math.pi) + 0.5) % 1.0 - 0.5) for v in got
+        ]
+        centre = round(statistics.fmean(got), 9) % 1.0
+        got = [v - statistics.fmean(got) + centre for v in got]
+    mean = statistics.fmean(got)
+    if len(got) == 1 or max(got) == min(got):
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ({min(got):.{digits}f} to {max(got):.{digits}f})"
+
+
+def table(summaries: list[dict]) -> list[str]:
+    """The markdown table of the runs, one row per gait."""
+    lines = [
+        "| gait | speed cmd [m/s] | fell | mean speed [m/s] | duty LF, RF, LH, RH "
+        "| touchdown LF, RF, RH (after LH) | stride [s] | realtime x |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for gait, speed in NOMINAL.items():
+        runs = [s for s in summaries if s["gait"] == gait]
+        if not runs:
+            continue
+        fell = [s["seed"] for s in runs if s["fell"]]
+        duty = ", ".join(spread([s["duty_factor"][leg] for s in runs]) for leg in LEGS)
+        phase = ", ".join(
+            spread([s["phase_offset"][leg] for s in runs], circular=True)
+            for leg in ("LF", "RF", "RH")
+        )
+        lines.append(
+            f"| {gait} | {speed} | {', '.join(f'seed {k}' for k in fell) or 'none'} "
+            f"| {spread([s['mean_speed_mps'] for s in runs])} | {duty} | {phase} "
+            f"| {spread([s['stride_period_s'] for s in runs])} "
+            f"| {max(s['realtime_factor'] for s in runs):.2f} |"
+        )
+    return lines
+
+
+def write_section(path: Path, mark: str, body: list[str]) -> None:
+    """Replace the text between `<!-- mark -->` and `<!-- /mark -->` in `path` (appended if
+    the markers are not there yet)."""
+    text = path.read_text() if path.exists() else "# Results\n"
+    start, end = f"<!-- {mark} -->", f"<!-- /{mark} -->"
+    block = "\n".join([start, *body, end])
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        text = head + block + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    path.write_text(text)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 per gait")
+    ap.add_argument("--duration", type=float, default=20.0, help="simulated seconds per run")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--gaits", default=",".join(NOMINAL))
+    ap.add_argument("--jsonl", type=Path, help="also write every run's summary here")
+    ap.add_argument("--out", type=Path, default=RESULTS, help="the results file to rewrite")
+    args = ap.parse_args()
+    jobs = [
+        (g, NOMINAL[g], seed, args.duration)
+        for g in args.gaits.split(",")
+        for seed in range(args.seeds)
+    ]
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        summaries = list(pool.map(run, jobs))
+    if args.jsonl:
+        args.jsonl.write_text("".join(json.dumps(s) + "\n" for s in summaries))
+    lines = table(summaries)
+    print("\n".join(lines))
+    when = datetime.now(UTC).strftime("%Y-%m-%d")
+    body = [
+        "## Gaits at their nominal speeds",
+        "",
+        f"Measured {when} by `python benchmarks/bench_gaits.py` ({args.duration:g} s from "
+        f"standing, seeds 0-{args.seeds - 1}; mean (min to max) over the seeds; touchdown phases "
+        "in strides after the left hind foot's; realtime x: the best seed's whole run).",
+        "",
+        *lines,
+    ]
+    write_section(args.out, MARK, body)
+
+
+if __name__ == "__main__":
+    main()
