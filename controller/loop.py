@@ -18,7 +18,7 @@ pybullet: the World reads the DogState and applies the ServoCommand.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from quadsim.controller.pd import ServoCommand, gain_arrays
 from quadsim.controller.spine import pitch_yaw_quat
 from quadsim.controller.stand import leg_kinematics
 from quadsim.controller.state import TRACKED_LINKS, ControllerState, DogState
+from quadsim.gaits.graph import GaitGraph
 from quadsim.gaits.params import PULL_UNLIMITED, SCHEMA, GaitParams
 from quadsim.gaits.waves import WAVES, StrideWaves, amplitude_name, phase_name
 from quadsim.models import FORE, GRAVITY_MPS2, HIND, LEGS, Skeleton
@@ -142,6 +143,30 @@ class FrameTargets:
     bend: float
 
 
+@dataclass(slots=True)
+class GaitTerms:
+    """What the step reads of a gait, worked out once per change of params: its graph, its
+    scalar parameters by name, each leg's swing and stance time [s], the step offsets (2, 4)
+    [m] along and across the heading, the stride waves, the swing plan (kernel), the most
+    each frame's feet may pull down [N], the PD gains, the stance hips' share of their PD
+    per leg, the frames' heights [m]; and the gains per pattern of supporting legs, made
+    the first time a pattern occurs (a gait uses few of the 16)."""
+
+    graph: GaitGraph
+    scalar: dict[str, float]
+    t_swing: list[float]
+    t_stance: list[float]
+    step_offset: np.ndarray
+    waves: StrideWaves
+    swing_plan: legchain.SwingPlan
+    max_pull: list[float]
+    kp: np.ndarray
+    kd: np.ndarray
+    hip_pd: np.ndarray
+    height_d: tuple[float, float]
+    gains_by_support: dict[tuple[bool, ...], np.ndarray] = field(default_factory=dict)
+
+
 class Controller:
     """The per-step controller of one skeleton and gait. dt: the control step [s]; servo_dt:
     the physics step [s] at which the joint servo of the returned ServoCommand runs (it
@@ -180,8 +205,7 @@ class Controller:
         )
         self.leg_frames = legchain.LegFrames(self.frame_weight.tolist(), GRAVITY_MPS2)
         self.state = ControllerState(n_joints=len(names))
-        self.params = params
-        self._set_gait_terms(params)
+        self.set_params(params)
 
     def _upper_body_gravity_torques(self) -> np.ndarray:
         """Feed-forward torques [N*m] holding neck, head and tail up (virtual forces with
@@ -211,22 +235,21 @@ class Controller:
     def set_params(self, params: GaitParams) -> None:
         """Use `params` from now on (the phase carries over)."""
         self.params = params
-        self._set_gait_terms(params)
+        self.gait = self._gait_terms(params)
+        self.heading_terms = Heading.of(self.state.heading, self.gait.step_offset)
+        p = params
+        kv = np.array([p.frames("kv_sagittal_Ns_per_m"), p.frames("kv_coronal_Ns_per_m")]).T
+        gains = ("kp_height_N_per_m", "kd_height_Ns_per_m", "kp_orient_Nm_per_rad")
+        gains += ("kd_orient_Nms_per_rad", "kp_yaw_Nm_per_rad", "kd_yaw_Nms_per_rad")
+        self.leg_frames.set_gains(kv, *(p.frames(name) for name in gains))
 
-    def _set_gait_terms(self, p: GaitParams) -> None:
+    def _gait_terms(self, p: GaitParams) -> GaitTerms:
         """What the step reads of the gait, worked out once per change of params."""
-        self.graph = p.graph()
-        self.scalar = {spec.name: p[spec.name] for spec in SCHEMA if not spec.keyed}
+        graph = p.graph()
         leg = {name: p.leg(name) for name in SWING_LEG_TERMS}
-        swing_dur = np.asarray(self.graph.swing_duration)
-        self.t_swing = (swing_dur * self.graph.period_s).tolist()
-        self.t_stance = ((1.0 - swing_dur) * self.graph.period_s).tolist()
-        self.step_offset = np.stack([leg["step_offset_x_m"], SIDE * leg["step_offset_y_m"]])
-        self.waves = StrideWaves(
-            np.array([p.harmonics(amplitude_name(w)) for w, *_ in WAVES]),
-            np.array([p.harmonics(phase_name(w)) for w, *_ in WAVES]),
-        )
-        self.swing_plan = legchain.SwingPlan(
+        swing_dur = np.asarray(graph.swing_duration)
+        t_stance = ((1.0 - swing_dur) * graph.period_s).tolist()
+        swing_plan = legchain.SwingPlan(
             leg["swing_height_m"],
             leg["swing_lift_skew"],
             leg["swing_reach_early"],
@@ -236,27 +259,35 @@ class Controller:
             leg["swing_cannon_rad"],
             leg["toe_off_rad"],
             leg["foot_strike_rad"],
-            self.t_stance,
+            t_stance,
             np.stack([p.leg("fp_sagittal_s"), p.leg("fp_coronal_s")], axis=1),
             max_fp_error=MAX_FP_ERROR,
             reach_below_m=REACH_BELOW_M,
         )
-        kv = np.array([p.frames("kv_sagittal_Ns_per_m"), p.frames("kv_coronal_Ns_per_m")]).T
-        gains = ("kp_height_N_per_m", "kd_height_Ns_per_m", "kp_orient_Nm_per_rad")
-        gains += ("kd_orient_Nms_per_rad", "kp_yaw_Nm_per_rad", "kd_yaw_Nms_per_rad")
-        self.leg_frames.set_gains(kv, *(p.frames(name) for name in gains))
-        # the most a frame's feet may pull down [N]; at the bound, no limit (older files)
-        self.max_pull = [
-            math.inf if share >= PULL_UNLIMITED else share * w
-            for share, w in zip(p.frames("stance_pull_max"), self.frame_weight, strict=True)
-        ]
-        self.kp, self.kd = self.kp0.copy(), self.kd0.copy()
-        self.kp[self.spine_idx] *= p["spine_stiffness"]
-        self.kd[self.spine_idx] *= min(p["spine_stiffness"], 1.0)
-        self.hip_pd = np.repeat(p.frames("stance_hip_pd"), 2)  # per leg
-        self.gains_by_support: dict[tuple[bool, ...], np.ndarray] = {}
-        self.height_d = (p["height_front_m"], p["height_back_m"])
-        self.heading_terms = Heading.of(self.state.heading, self.step_offset)
+        kp, kd = self.kp0.copy(), self.kd0.copy()
+        kp[self.spine_idx] *= p["spine_stiffness"]
+        kd[self.spine_idx] *= min(p["spine_stiffness"], 1.0)
+        return GaitTerms(
+            graph=graph,
+            scalar={spec.name: p[spec.name] for spec in SCHEMA if not spec.keyed},
+            t_swing=(swing_dur * graph.period_s).tolist(),
+            t_stance=t_stance,
+            step_offset=np.stack([leg["step_offset_x_m"], SIDE * leg["step_offset_y_m"]]),
+            waves=StrideWaves(
+                np.array([p.harmonics(amplitude_name(w)) for w, *_ in WAVES]),
+                np.array([p.harmonics(phase_name(w)) for w, *_ in WAVES]),
+            ),
+            swing_plan=swing_plan,
+            # at the bound, no limit (older gait files)
+            max_pull=[
+                math.inf if share >= PULL_UNLIMITED else share * w
+                for share, w in zip(p.frames("stance_pull_max"), self.frame_weight, strict=True)
+            ],
+            kp=kp,
+            kd=kd,
+            hip_pd=np.repeat(p.frames("stance_hip_pd"), 2),
+            height_d=(p["height_front_m"], p["height_back_m"]),
+        )
 
     # ------------------------------------------------------------------ the step
     def step(self, state: DogState) -> ServoCommand:
@@ -271,7 +302,7 @@ class Controller:
         self.spine_split(q_target, heading, frames)
         command = self.pd_plus_feed_forward(state, q_target, legs)
         s = self.state
-        s.phase = (s.phase + self.dt / self.graph.period_s) % 1.0
+        s.phase = (s.phase + self.dt / self.gait.graph.period_s) % 1.0
         s.t += self.dt
         return command
 
@@ -288,7 +319,7 @@ class Controller:
         s.anchor[:] = state.foot_pos[:, :2]
         s.stance[:] = True
         s.support[:] = True
-        s.hold[:] = [sw >= 0.0 for sw in self.graph.progress(s.phase)[0]]
+        s.hold[:] = [sw >= 0.0 for sw in self.gait.graph.progress(s.phase)[0]]
 
     def commands(self) -> Heading:
         """Phase 1: the speed ramps toward the command at the acceleration limit; the
@@ -301,7 +332,7 @@ class Controller:
         turn_rate = cmd.turn_rate_rps * ramp
         s.heading += turn_rate * self.dt
         if s.heading != self.heading_terms.yaw:  # it stays put unless the dog turns
-            self.heading_terms = Heading.of(s.heading, self.step_offset)
+            self.heading_terms = Heading.of(s.heading, self.gait.step_offset)
         h = self.heading_terms
         return replace(h, speed=s.speed, turn_rate=turn_rate)
 
@@ -311,7 +342,7 @@ class Controller:
         swing; a stance foot supports the body from its strike until lift-off, unless it
         has lost the ground for longer than a bounce."""
         s = self.state
-        swing, stance_progress = self.graph.progress(s.phase)
+        swing, stance_progress = self.gait.graph.progress(s.phase)
         contact = state.foot_contact.tolist()
         in_swing = [sw >= 0.0 for sw in swing]
         s.planned_stance[:] = [not sw for sw in in_swing]
@@ -332,8 +363,10 @@ class Controller:
                 bool(s.support[k] or touchdown) and now and s.since_contact[k] < BOUNCE_S
             )
             stance.append(now)
-            to_strike.append((1.0 - swing[k]) * self.t_swing[k] if in_swing[k] else 0.0)
-            to_liftoff.append(0.0 if in_swing[k] else (1.0 - stance_progress[k]) * self.t_stance[k])
+            to_strike.append((1.0 - swing[k]) * self.gait.t_swing[k] if in_swing[k] else 0.0)
+            to_liftoff.append(
+                0.0 if in_swing[k] else (1.0 - stance_progress[k]) * self.gait.t_stance[k]
+            )
         s.stance[:], s.support[:] = stance, support
         return LegPhase(swing, to_liftoff, to_strike, stance, support, lifted)
 
@@ -342,7 +375,7 @@ class Controller:
         desired heights over the ground under their feet and the pitch, moved by the stride
         waves; the desired velocities, each frame's own on a turning body; the heading
         errors, with the slow integrals of the speed and heading errors."""
-        s, p = self.state, self.scalar
+        s, p = self.state, self.gait.scalar
         frames = np.array(
             [
                 [state.link_pos[CHEST], state.link_vel[CHEST], state.link_angvel[CHEST]],
@@ -354,7 +387,7 @@ class Controller:
         self.chains.update(
             state.q.take(self.leg_idx), R.take(FRAME_OF_LEG, axis=0), frames[FRAME_OF_LEG, 0]
         )
-        wave, rate, accel = self.waves(s.phase, self.graph.period_s)
+        wave, rate, accel = self.gait.waves(s.phase, self.gait.graph.period_s)
         # the body pitches about its middle: its ends sink and rise with the pitch wave
         half_body = 0.5 * math.dist(frames[FRONT, 0, :2], frames[BACK, 0, :2])
         for k, end in enumerate(PITCH_ENDS):
@@ -365,8 +398,8 @@ class Controller:
         ground = s.ground
         height_d = np.array(
             [
-                [(ground[0] + ground[1]) / 2 + self.height_d[0] + dz_front, rate[0], accel[0]],
-                [(ground[2] + ground[3]) / 2 + self.height_d[1] + dz_back, rate[1], accel[1]],
+                [(ground[0] + ground[1]) / 2 + self.gait.height_d[0] + dz_front, rate[0], accel[0]],
+                [(ground[2] + ground[3]) / 2 + self.gait.height_d[1] + dz_back, rate[1], accel[1]],
             ]
         )
         pitch_d = p["body_pitch_rad"] + dpitch
@@ -437,7 +470,7 @@ class Controller:
             heading.turn_rate,
         )
         for f in (FRONT, BACK):
-            lf.frame_force[f, 2] = max(lf.frame_force[f, 2], -self.max_pull[f])
+            lf.frame_force[f, 2] = max(lf.frame_force[f, 2], -self.gait.max_pull[f])
         lf.share(lf.frame_force, lf.yaw_torque, state.foot_pos, frames.frames, legs.support)
 
     def swing_legs_and_ik(
@@ -449,7 +482,7 @@ class Controller:
         frame already stood at its desired height and orientation, and never pulled off the
         ground; swing feet follow their path. The leg's plane pitches with the desired pitch
         in stance and its frame's in swing; the analytic two-link IK poses each leg."""
-        s, plan = self.state, self.swing_plan
+        s, plan = self.state, self.gait.swing_plan
         planned_swing = [sw >= 0.0 for sw in legs.swing]  # early strikes keep aiming
         if any(planned_swing):
             plan.place_feet(
@@ -493,7 +526,7 @@ class Controller:
             *_half_angle(heading.yaw + frames.bend),
             len(self.spine_idx),
         )
-        p = self.scalar
+        p = self.gait.scalar
         q_target[self.head_pitch_idx] = p["head_pitch_rad"] + frames.head - frames.pitch[FRONT]
         q_target[self.tail_pitch_idx] = p["tail_pitch_rad"] + frames.tail
 
@@ -538,13 +571,13 @@ class Controller:
         """kp and kd (2, n_joints) with the supporting hips' scaled by stance_hip_pd; made the
         first time a pattern of supporting legs occurs under these params (a gait uses few of
         the 16). Read-only: the servo commands of many steps share them."""
-        gains = self.gains_by_support.get(support)
+        gains = self.gait.gains_by_support.get(support)
         if gains is None:
-            gains = np.stack([self.kp, self.kd])
+            gains = np.stack([self.gait.kp, self.gait.kd])
             for k in np.flatnonzero(support):
-                gains[:, self.hip_idx[k]] *= self.hip_pd[k]
+                gains[:, self.hip_idx[k]] *= self.gait.hip_pd[k]
             gains.setflags(write=False)
-            self.gains_by_support[support] = gains
+            self.gait.gains_by_support[support] = gains
         return gains
 
     def log_fields(self, state: DogState) -> dict[str, float | np.ndarray]:

@@ -136,7 +136,7 @@ def test_each_frame_pulls_its_stance_feet_by_at_most_its_gaits_limit(
         math.inf if share == PULL_UNLIMITED else share * w
         for share, w in zip((front, back), weight, strict=True)
     ]
-    assert ctrl.max_pull == want
+    assert ctrl.gait.max_pull == want
     # each frame's supporting feet together pull by at most its limit, and the unlimited
     # frame's feet pull by more than any finite limit here
     pull = -ctrl.leg_frames.leg_force[:, 2].reshape(2, 2).sum(axis=1)
