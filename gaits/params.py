@@ -1,24 +1,35 @@
 """GaitParams: every number of a gait, typed, documented and bounded, with a unit-box view.
 
-A gait file is TOML, one gait per file:
+A gait file is TOML, one gait per file (schema 2)::
 
-    schema_version = 1
+    schema_version = 2
     gait = "trot"
-    [params]
-    period_s = 0.42
-    swing_height_m = { LF = 0.09, RF = 0.09, LH = 0.1, RH = 0.1 }
-    ...
-    [provenance]
-    source = "preset"
+    speed_band_mps = [1.0, 2.5]
+    symmetric = true
 
-Per-leg parameters are tables keyed LF, RF, LH, RH (a single number sets all four). A
-symmetric gait ties right to left: its free vector holds only the left legs' values and
-`from_unit` mirrors them, the right legs lifting off half a stride after the left ones.
-Stride waves (gaits/waves.py: leg-frame heights, pitch, head, tail and spine over the
-stride) are tables keyed h1..h4, an amplitude and a peak phase per harmonic; all zero is no
-wave (files that predate the spine waves give `spine_flex_rad` and `spine_flex_phase`, read
-as harmonic 1). The
-leg frames' gains are tables keyed front, back.
+    [params]
+    period_s = 0.36384  # stride period T
+    swing_height_m = { fore = 0.09, hind = 0.1 }  # foot lift at mid-swing
+    kp_height_N_per_m = { front = 6000.0, back = 8000.0 }
+    height_back_wave_m = { h2 = 0.012 }
+    ...
+
+    [provenance]
+    command = "quadsim optimize --gait trot ..."
+    seed = 3
+    ...
+
+Units are in the key names; each line's comment says what the number moves. Parameters at
+their default (ParamSpec.default: waves, steering, the pull limit, the swing shape) are left
+out. A per-leg parameter is one number for all four legs, a table {fore, hind}, or a table
+keyed LF, RF, LH, RH; a per-frame one is one number or {front, back}; a stride wave
+(gaits/waves.py) is a table of its harmonics h1..h4, those left out 0. Floats are written to
+5 significant digits. Phases live on the circle [0, 1). A symmetric gait ties right to left:
+its free vector holds only the left legs' values and `from_unit` mirrors them, the right
+legs lifting off half a stride after the left ones.
+
+Schema 1 files (every key written out, one table per per-leg parameter) still load, and so
+do files with parameters that were since renamed or retired.
 """
 
 from __future__ import annotations
@@ -36,9 +47,12 @@ from quadsim.gaits.errors import GaitError
 from quadsim.gaits.graph import LEGS, GaitGraph
 from quadsim.gaits.waves import HARMONICS, WAVES, amplitude_name, phase_name
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+SIGNIFICANT_DIGITS = 5
 PRESET_DIR = Path(__file__).parent / "presets"
 MIRROR = {"RF": "LF", "RH": "LH"}
+LEG_GROUPS = {"fore": ("LF", "RF"), "hind": ("LH", "RH")}  # shorthand keys of per-leg tables
 FRAMES = ("front", "back")  # the leg frames: chest with the fore legs, pelvis with the hind
 # stance_pull_max at its bound lifts the limit: the gallops' height control asks for pulls of
 # up to 6-9 frame weights at times, and the optimizer's unit box wants the small values
@@ -55,6 +69,7 @@ class ParamSpec:
     default: float | None = None  # the value of a file written before the parameter existed
     per_harmonic: bool = False
     per_frame: bool = False
+    circular: bool = False  # a phase: lower 0, upper 1, values wrap onto [0, 1)
 
     @property
     def keys(self) -> tuple[str, ...] | tuple[None]:
@@ -86,10 +101,11 @@ def _wave_specs() -> tuple[ParamSpec, ...]:
             ParamSpec(
                 phase_name(wave),
                 0.0,
-                0.999,
+                1.0,
                 f"{moves} over the stride: phase where harmonic n peaks",
                 default=0.0,
                 per_harmonic=True,
+                circular=True,
             )
         )
     return tuple(specs)
@@ -98,7 +114,9 @@ def _wave_specs() -> tuple[ParamSpec, ...]:
 # name (units in the suffix), bounds, meaning. Order fixes the vector layout.
 SCHEMA: tuple[ParamSpec, ...] = (
     ParamSpec("period_s", 0.2, 1.5, "stride period T"),
-    ParamSpec("swing_start_phase", 0.0, 0.999, "phase at which the leg lifts off", True),
+    ParamSpec(
+        "swing_start_phase", 0.0, 1.0, "phase at which the leg lifts off", True, circular=True
+    ),
     ParamSpec("swing_duration_phase", 0.1, 0.9, "fraction of the stride in swing", True),
     ParamSpec("height_front_m", 0.35, 0.65, "chest (front leg frame) height above ground"),
     ParamSpec("height_back_m", 0.35, 0.65, "pelvis (back leg frame) height above ground"),
@@ -151,7 +169,6 @@ SCHEMA: tuple[ParamSpec, ...] = (
         default=0.0,
     ),
     ParamSpec("spine_stiffness", 0.2, 3.0, "scale of the spine PD gains"),
-    ParamSpec("spine_front_share", 0.0, 1.0, "share of the spine torque taken by the front frame"),
     ParamSpec("head_pitch_rad", -0.6, 0.6, "head pitch in the world, nose down positive"),
     ParamSpec("tail_pitch_rad", -0.8, 0.8, "tail base pitch relative to the pelvis"),
     ParamSpec("swing_height_m", 0.02, 0.25, "foot lift at mid-swing", True),
@@ -184,6 +201,8 @@ SCHEMA: tuple[ParamSpec, ...] = (
 SPEC_BY_NAME = {p.name: p for p in SCHEMA}
 # names of files written before a parameter became a wave: their value is its harmonic 1
 RENAMED = {"spine_flex_rad": "spine_flex_wave_rad", "spine_flex_phase": "spine_flex_wave_phase"}
+# parameters that older files carry and nothing reads any more: skipped on load
+RETIRED = ("spine_front_share",)
 
 
 def _keys() -> list[tuple[str, str | None]]:
@@ -231,10 +250,10 @@ class GaitParams:
                 raise GaitError(
                     f"parameter {flat} of gait {self.gait!r} must be a number, got {value!r}"
                 )
-            if not spec.lower <= value <= spec.upper:
+            if not spec.lower <= value <= spec.upper or (spec.circular and value == spec.upper):
                 raise GaitError(
                     f"parameter {flat} = {value} of gait {self.gait!r} is outside "
-                    f"its bounds [{spec.lower}, {spec.upper}] "
+                    f"its bounds [{spec.lower}, {spec.upper}{')' if spec.circular else ']'} "
                     f"({spec.doc})"
                 )
         lo, hi = self.speed_band_mps
@@ -318,7 +337,8 @@ class GaitParams:
 
     @classmethod
     def from_unit(cls, x: np.ndarray, template: GaitParams) -> GaitParams:
-        """`template` with its free parameters set from the unit-box vector `x` (clipped)."""
+        """`template` with its free parameters set from the unit-box vector `x` (clipped;
+        phases wrapped onto their circle): every vector of the box is a valid gait."""
         names = template.free_names()
         x = np.asarray(x, dtype=float)
         if x.shape != (len(names),):
@@ -330,29 +350,51 @@ class GaitParams:
         values = dict(template.values)
         for flat, u in zip(names, np.clip(x, 0.0, 1.0), strict=True):
             spec = SPEC_BY_NAME[flat.split(".")[0]]
-            values[flat] = float(spec.lower + u * (spec.upper - spec.lower))
+            value = float(spec.lower + u * (spec.upper - spec.lower))
+            values[flat] = value % 1.0 if spec.circular else value
         if template.symmetric:
             _mirror(values)
         return _replace(template, values=values)
 
     # ------------------------------------------------------------------ files
     def to_toml(self, provenance: Mapping[str, object] | None = None) -> str:
-        params: dict[str, object] = {}
+        """The gait file: defaults left out, shorthand where legs or frames share a value,
+        floats to 5 significant digits, each parameter's meaning in a comment."""
+        lines = [
+            "# quadsim gait file; units in the key names, defaults left out (gaits/params.py)",
+            f"schema_version = {SCHEMA_VERSION}",
+            f"gait = {_toml_value(self.gait)}",
+            f"speed_band_mps = {_toml_value(list(self.speed_band_mps))}",
+            f"symmetric = {_toml_value(self.symmetric)}",
+            "",
+            "[params]",
+        ]
         for spec in SCHEMA:
-            if spec.keyed:
-                params[spec.name] = {k: self.values[f"{spec.name}.{k}"] for k in spec.keys}
-            else:
-                params[spec.name] = self.values[spec.name]
-        doc = {
-            "schema_version": SCHEMA_VERSION,
-            "gait": self.gait,
-            "speed_band_mps": list(self.speed_band_mps),
-            "symmetric": self.symmetric,
-            "params": params,
-            "provenance": dict(provenance if provenance is not None else self.provenance),
-        }
-        units = "\n".join(f"# {s.name}: {s.doc} [{s.lower}, {s.upper}]" for s in SCHEMA)
-        return f"# quadsim gait file; units are in the key names.\n{units}\n\n" + tomli_w.dumps(doc)
+            value = self._written(spec)
+            if value is not None:
+                lines.append(f"{spec.name} = {_toml_value(value)}  # {spec.doc}")
+        prov = dict(provenance if provenance is not None else self.provenance)
+        if prov:
+            lines += ["", "[provenance]"]
+            lines += [f"{k} = {_toml_value(v)}" for k, v in prov.items() if v is not None]
+        return "\n".join(lines) + "\n"
+
+    def _written(self, spec: ParamSpec) -> object:
+        """How `spec` is written: a number, a shorthand table, or None (at its default)."""
+        if not spec.keyed:
+            value = self.values[spec.name]
+            return None if value == spec.default else value
+        by_key = {k: self.values[key_name(spec.name, k)] for k in spec.keys}
+        if spec.per_harmonic:
+            table = {k: v for k, v in by_key.items() if v != spec.default}
+            return table or None
+        if spec.default is not None and all(v == spec.default for v in by_key.values()):
+            return None
+        if len(set(by_key.values())) == 1:
+            return next(iter(by_key.values()))
+        if spec.per_leg and all(len({by_key[k] for k in g}) == 1 for g in LEG_GROUPS.values()):
+            return {name: by_key[legs[0]] for name, legs in LEG_GROUPS.items()}
+        return by_key
 
     def save(self, path: str | Path, provenance: Mapping[str, object] | None = None) -> None:
         """Write the gait as TOML (atomically), with a [provenance] table."""
@@ -383,14 +425,17 @@ class GaitParams:
     @classmethod
     def from_dict(cls, doc: Mapping, where: str = "gait") -> GaitParams:
         version = doc.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise GaitError(f"{where}: schema_version must be {SCHEMA_VERSION}, got {version!r}")
+        if version not in READABLE_VERSIONS:
+            raise GaitError(
+                f"{where}: schema_version must be one of {READABLE_VERSIONS}, got {version!r}"
+            )
         for key in ("gait", "params", "speed_band_mps"):
             if key not in doc:
                 raise GaitError(f"{where}: missing key {key!r}")
         values: dict[str, float] = {}
-        params = doc["params"]
-        for name, value in params.items():
+        for name, value in doc["params"].items():
+            if name in RETIRED:
+                continue
             if name in RENAMED:
                 values[f"{RENAMED[name]}.{HARMONICS[0]}"] = _number(value, name, where)
                 continue
@@ -399,19 +444,8 @@ class GaitParams:
                 raise GaitError(
                     f"{where}: unknown parameter {name!r}; known: {', '.join(SPEC_BY_NAME)}"
                 )
-            if spec.keyed and not isinstance(value, int | float):
-                if not isinstance(value, Mapping) or set(value) != set(spec.keys):
-                    what = "leg" if spec.per_leg else "harmonic" if spec.per_harmonic else "frame"
-                    keys = ", ".join(spec.keys)
-                    raise GaitError(
-                        f"{where}: parameter {name!r} needs one number, or one per "
-                        f"{what} {{{keys}}}, got {value!r}"
-                    )
-                values.update(
-                    {f"{name}.{k}": _number(value[k], f"{name}.{k}", where) for k in spec.keys}
-                )
-            elif spec.keyed:  # one number for every leg, harmonic or frame
-                values.update({f"{name}.{k}": _number(value, name, where) for k in spec.keys})
+            if spec.keyed:
+                values.update(_keyed_values(spec, value, where))
             else:
                 values[name] = _number(value, name, where)
         for spec in SCHEMA:
@@ -431,6 +465,53 @@ class GaitParams:
             )
         except GaitError as exc:
             raise GaitError(f"{where}: {exc}") from None
+
+
+def _keyed_values(spec: ParamSpec, value: object, where: str) -> dict[str, float]:
+    """The flat values of a per-leg, per-frame or per-harmonic parameter written as one
+    number or as a table (per-leg tables may use the shorthand keys fore and hind; keys
+    left out of a table take the parameter's default, where it has one)."""
+    if not isinstance(value, Mapping):
+        number = _number(value, spec.name, where)
+        return {key_name(spec.name, k): number for k in spec.keys}
+    allowed = set(spec.keys) | (set(LEG_GROUPS) if spec.per_leg else set())
+    table: dict[str, float] = {}
+    for key, item in value.items():
+        if key not in allowed:
+            raise GaitError(
+                f"{where}: parameter {spec.name!r} has no key {key!r}; "
+                f"use one number or a table with keys {', '.join(sorted(allowed))}"
+            )
+        number = _number(item, f"{spec.name}.{key}", where)
+        for k in LEG_GROUPS.get(key, (key,)):
+            table.setdefault(k, number)
+    for key in [k for k in value if k in spec.keys]:  # a leg named on its own wins
+        table[key] = _number(value[key], f"{spec.name}.{key}", where)
+    missing = [k for k in spec.keys if k not in table]
+    if missing and spec.default is None:
+        raise GaitError(
+            f"{where}: parameter {spec.name!r} lacks {', '.join(missing)}; give one number "
+            f"or a table with keys {', '.join(sorted(allowed))}"
+        )
+    return {key_name(spec.name, k): table[k] for k in spec.keys if k in table}
+
+
+def _toml_value(value: object) -> str:
+    """One TOML value: floats to 5 significant digits, tables inline."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        text = f"{value:.{SIGNIFICANT_DIGITS}g}"
+        return text if any(c in text for c in ".en") else text + ".0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return tomli_w.dumps({"v": value})[4:].strip()
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"cannot write {value!r} to a gait file")
 
 
 def _number(value: object, name: str, where: str) -> float:
