@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from quadsim.models import Link, Skeleton
+from quadsim.models import GRAVITY_MPS2, Link, Skeleton
 
 # per leg joint (hip roll, hip pitch, knee, hock, toe): the segment it moves, counted from the
 # thigh; it turns about that segment's top, the leg point of the same index
@@ -249,7 +249,7 @@ def joint_inertias(
 def static_gravity_torques(
     skeleton: Skeleton,
     joints: list[str],
-    gravity: float = 9.81,
+    gravity: float = GRAVITY_MPS2,
     joint_angles: np.ndarray | None = None,
 ) -> np.ndarray:
     """Torques [N*m] at `joints` that hold everything beyond each joint up against gravity,

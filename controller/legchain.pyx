@@ -257,7 +257,7 @@ cdef class LegChains:
         """Joint angles (4, 5) [rad] putting each foot at foot_target (4 rows of 3) [m, leg
         frame] with the cannon (wrist/hock) and toe at the given absolute pitches (4,) [rad]
         in the leg plane: hip roll from the lateral offset, then the law of cosines for the
-        upper two segments (reach clamped). As `controller.legik.leg_ik`; fills `angles`."""
+        upper two segments (reach clamped). As `leg_ik` of tests/reference/legs.py; fills `angles`."""
         cdef double target[4][3]
         cdef double cp[4]
         cdef double tp[4]
@@ -305,7 +305,7 @@ cdef inline double clamp01(double x) noexcept:
 
 cdef class SwingPlan:
     """A gait's swing paths and foot angles (cannon and toe pitch) of the four legs, as
-    `controller.swing.SwingPath` and `controller.swing.FootAngles` (their references), and the
+    `swing_path` and `foot_angles` of tests/reference/swing.py (their references), and the
     leg targets the control step asks of the IK.
 
     height, lift_skew, reach_early: (4,) [m, 1, 1] the swing's lift and shape (`swing_path`);
@@ -570,7 +570,7 @@ def spine_pitch_yaw(double back_pitch, double front_pitch, double cos_half_back_
     """(pitch, yaw) [rad] of each of n_joints equal spine rotations that turn the back leg
     frame's desired orientation into the front's, each frame's given by its pitch [rad]
     and the cosine and sine of half its yaw (R = Rz(yaw) Ry(pitch)); each joint rotates
-    pitch (about its y) then yaw (about its z). As `controller.spine.split_spine`."""
+    pitch (about its y) then yaw (about its z). As `split_spine` of tests/reference/spine.py."""
     cdef double cp, sp, bx, by, bz, bw, fx, fy, fz, fw, x, y, z, w, norm, angle, half, s
     # the two orientations (pitch_yaw_quat), xyzw
     cp, sp = cos(back_pitch / 2), sin(back_pitch / 2)

@@ -43,7 +43,7 @@ from quadsim.controller.errors import SimError
 from quadsim.controller.kinematics import quat_to_matrix
 from quadsim.controller.pd import ServoCommand
 from quadsim.controller.state import TRACKED_LINKS, DogState
-from quadsim.models import LEGS, DogSpec, Skeleton, build_skeleton, preset, urdf_text
+from quadsim.models import GRAVITY_MPS2, LEGS, DogSpec, Skeleton, build_skeleton, preset, urdf_text
 
 try:
     from quadsim.controller.jointservo import read_joint_states, servo_torques
@@ -118,7 +118,7 @@ class World:
                 with _silenced_fd(1):
                     self._egl_plugin = c.loadPlugin(egl.get_filename(), "_eglRendererPlugin")
         c.setAdditionalSearchPath(pybullet_data.getDataPath())
-        c.setGravity(0.0, 0.0, -9.81)
+        c.setGravity(0.0, 0.0, -GRAVITY_MPS2)
         c.setPhysicsEngineParameter(
             fixedTimeStep=self.dt, numSolverIterations=50, deterministicOverlappingPairs=1
         )

@@ -7,9 +7,7 @@ import numpy as np
 from quadsim.controller.kinematics import LegKinematics, quat_to_matrix
 from quadsim.controller.pd import ServoCommand, gain_arrays
 from quadsim.controller.state import DogState
-from quadsim.models import FORE, LEGS, Skeleton
-
-GRAVITY = 9.81  # [m/s^2]
+from quadsim.models import FORE, GRAVITY_MPS2, LEGS, Skeleton
 
 
 def leg_kinematics(skeleton: Skeleton) -> tuple[LegKinematics, np.ndarray]:
@@ -34,7 +32,7 @@ class StandController:
         self.kp, self.kd = gain_arrays(skeleton, dt=servo_dt)
         self._zero = np.zeros(len(self.q_stand))
         self.legs, self.leg_idx = leg_kinematics(skeleton)
-        weight = skeleton.total_mass * GRAVITY
+        weight = skeleton.total_mass * GRAVITY_MPS2
         share = (
             np.array(
                 [front_weight_share if leg in FORE else 1 - front_weight_share for leg in LEGS]

@@ -7,8 +7,6 @@ common (e.g. world) frame; lengths in any consistent unit.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ._validate import as_points, bone_length
@@ -17,7 +15,6 @@ from .result import IKResult
 
 __all__ = [
     "PlanarTwoLink",
-    "clamped_angles_float",
     "solve_2d",
     "solve_2d_unchecked",
     "solve_3d",
@@ -65,21 +62,6 @@ def _clamped_angles(l1, l2, full, dc, sgn, rmin):
     theta2 = sgn * (2.0 * np.arctan2(num, den))
     a1 = -np.arctan2(l2 * np.sin(theta2), l1 + l2 * np.cos(theta2))
     return a1, theta2
-
-
-def clamped_angles_float(
-    l1: float, l2: float, dist: float, bend_sign: float, rmin: float, rmax: float
-) -> tuple[float, float]:
-    """`_clamped_angles` for one target at distance `dist` [length] (clamped here to
-    [rmin, rmax]), in float math: (a1, theta2) [rad], the same floats (math's sin, cos,
-    atan2 and sqrt are libm's, as numpy's). For a controller that solves a few legs at a
-    time, where numpy's per-call cost dwarfs the arithmetic."""
-    dc = min(max(dist, rmin), rmax)
-    full = l1 + l2
-    num = math.sqrt(max((full - dc) * (full + dc), 0.0))
-    den = math.sqrt(max((dc - rmin) * (dc + rmin), 0.0))
-    theta2 = bend_sign * (2.0 * math.atan2(num, den))
-    return -math.atan2(l2 * math.sin(theta2), l1 + l2 * math.cos(theta2)), theta2
 
 
 def solve_2d(

@@ -9,18 +9,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference.frames import frame_force, rotation_error, share_frame_torque, yaw_forces
+from reference.legs import jt_force, leg_ik
+from reference.spine import quat_from_pitch_yaw, quat_multiply, split_spine
+from reference.swing import foot_angles, foot_placement, swing_path
 
 from quadsim.controller.kinematics import quat_to_matrix, rot_x, rot_y
-from quadsim.controller.legframe import frame_force, share_frame_torque, yaw_forces
-from quadsim.controller.legik import leg_ik
 from quadsim.controller.loop import BEND, CHEST, Controller
 from quadsim.controller.sim import World
-from quadsim.controller.spine import quat_from_pitch_yaw, quat_multiply, split_spine
 from quadsim.controller.stand import leg_kinematics
-from quadsim.controller.swing import foot_angles, foot_placement, swing_path
-from quadsim.controller.virtual_force import jt_force, rotation_error
 from quadsim.gaits.params import PULL_UNLIMITED, GaitParams
-from quadsim.models import build_skeleton, preset
+from quadsim.models import GRAVITY_MPS2, build_skeleton, preset
 
 SKELETON = build_skeleton(preset("shepherd"))
 LEGS, LEG_IDX = leg_kinematics(SKELETON)
@@ -67,7 +66,7 @@ def test_swing_gravity_compensation_is_the_gradient_of_potential_energy() -> Non
     def potential(qq: np.ndarray) -> np.ndarray:
         p, _ = ctrl.legs.forward(qq)
         pw = np.einsum("kij,ksj->ksi", R, p)
-        return (ctrl.seg_mass * 9.81 * 0.5 * (pw[:, :4, 2] + pw[:, 1:, 2])).sum(axis=1)
+        return (ctrl.seg_mass * GRAVITY_MPS2 * 0.5 * (pw[:, :4, 2] + pw[:, 1:, 2])).sum(axis=1)
 
     ctrl.chains.update(q, R, np.zeros((4, 3)))  # the controller's legs, with its masses
     tau = np.array(ctrl.chains.swing_gravity([True] * 4))

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from quadsim.ik import Chain, IKError, two_link
 from quadsim.ik.errors import BoneLengthError, NonFiniteTargetError, ShapeError
-from quadsim.ik.two_link import _clamped_angles, clamped_angles_float, solve_2d, solve_3d
+from quadsim.ik.two_link import solve_2d, solve_3d
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True)
 lengths = st.floats(0.05, 5.0)
@@ -160,16 +160,3 @@ def test_two_link_uniform_solver_2d_and_3d():
         assert np.linalg.norm(far.positions[-1]) == pytest.approx(1.7)
     with pytest.raises(ShapeError, match="2 bones"):
         two_link(Chain.from_lengths([1, 1, 1]), np.zeros(3))
-
-
-def test_the_float_law_of_cosines_gives_the_batched_ones_floats() -> None:
-    # the controller's legs go through the float version: it must be the same IK, bit for bit
-    rng = np.random.default_rng(11)
-    for _ in range(200):
-        l1, l2 = rng.uniform(0.1, 1.0, 2)
-        rmin, rmax = abs(l1 - l2), 0.98 * (l1 + l2)
-        dist = rng.uniform(0.0, 1.2 * (l1 + l2))  # inside, within and beyond the reach
-        sgn = float(rng.choice([-1.0, 1.0]))
-        dc = np.minimum(np.maximum(np.array([dist]), rmin), rmax)
-        a1, theta2 = _clamped_angles(l1, l2, l1 + l2, dc, sgn, rmin)
-        assert clamped_angles_float(l1, l2, dist, sgn, rmin, rmax) == (a1[0], theta2[0])

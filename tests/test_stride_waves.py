@@ -9,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from reference.swing import swing_path
 from sim_slots import one_per_core
 
 from quadsim.controller.loop import CHEST
 from quadsim.controller.sim import World
 from quadsim.controller.simulate import simulate
-from quadsim.controller.swing import swing_path
 from quadsim.gaits.errors import GaitError
 from quadsim.gaits.params import GaitParams
 from quadsim.gaits.schedule import _mirrored, _phase_shifted, blend
