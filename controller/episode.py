@@ -6,7 +6,6 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -249,8 +248,3 @@ def turn_radius(xy: np.ndarray, heading: np.ndarray, min_turn_rad: float = 0.35)
 
 def _wrap(angle: np.ndarray) -> np.ndarray:
     return (np.asarray(angle) + math.pi) % (2 * math.pi) - math.pi
-
-
-def save_log(path: str | Path, log: dict) -> None:
-    """Write the run log as a compressed .npz (arrays as in DESIGN.md)."""
-    np.savez_compressed(path, **log)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from quadsim.controller.episode import save_log
 from quadsim.controller.profile import Profile
 from quadsim.controller.simulate import AUTO, parse_push, simulate
 from quadsim.gaits.params import GaitParams, preset_names
+from quadsim.runlog import save_log
 from quadsim.scripts.common import (
     CliError,
     add_run_outputs,

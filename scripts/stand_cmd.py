@@ -6,10 +6,11 @@ import argparse
 
 import numpy as np
 
-from quadsim.controller.episode import run_episode, save_log, summarize
+from quadsim.controller.episode import run_episode, summarize
 from quadsim.controller.recording import VideoRecorder
 from quadsim.controller.sim import World
 from quadsim.controller.stand import StandController
+from quadsim.runlog import save_log
 from quadsim.scripts.common import add_run_outputs, print_summary, progress_bar, writable_path
 
 
