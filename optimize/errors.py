@@ -7,18 +7,11 @@ one line on stderr and exit status 2.
 """
 
 from quadsim.errors import QuadsimError
+from quadsim.mocap.errors import ReferenceAnalysisError, ReferenceFormatError  # noqa: F401 - raised by the reference
 
 
 class OptimizeError(QuadsimError):
     """Base class of the user-facing errors of ``optimize``."""
-
-
-class ReferenceFormatError(OptimizeError):
-    """A reference-motion file is missing or malformed (message names file and line)."""
-
-
-class ReferenceAnalysisError(OptimizeError):
-    """A reference motion has too few footfalls/strides for the requested statistic."""
 
 
 class RunDirError(OptimizeError):

@@ -28,14 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from quadsim.mocap.motion import FEET, LEG_ROOT_MARKERS
 from quadsim.optimize.errors import ObjectiveError
-from quadsim.optimize.reference import (
-    FEET,
-    LEG_ROOT_MARKERS,
-    StrideCycle,
-    body_relative,
-    resample_cycle,
-)
+from quadsim.optimize.reference import StrideCycle, body_relative, resample_cycle
 
 __all__ = [
     "Weights",

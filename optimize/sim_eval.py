@@ -14,14 +14,10 @@ import numpy as np
 from quadsim.controller.sim import Push
 from quadsim.controller.simulate import simulate
 from quadsim.gaits.params import GaitParams
+from quadsim.mocap.motion import load_reference
 from quadsim.optimize.cmaes import decode_eval_seed
 from quadsim.optimize.objective import Weights, evaluate_log
-from quadsim.optimize.reference import (
-    StrideCycle,
-    extract_strides,
-    load_reference,
-    synthetic_reference,
-)
+from quadsim.optimize.reference import StrideCycle, extract_strides, synthetic_reference
 
 SETTLE_S = 2.0  # the start from standing is not part of the style terms
 

@@ -11,12 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from quadsim.optimize.reference import (
+from quadsim.mocap.footfalls import GaitStats, analyze_footfalls
+from quadsim.mocap.motion import (
     FEET,
     TOE_MARKERS,
-    GaitStats,
     ReferenceMotion,
-    analyze_footfalls,
     froude_number,
     leg_length,
     load_reference,

@@ -111,14 +111,16 @@ def test_a_foot_that_did_not_step_is_named_not_a_traceback() -> None:
 
 
 def test_the_real_dogs_trot_reads_as_a_trot(mocap_dir: Path) -> None:
-    from quadsim.optimize.reference import analyze_footfalls, load_reference
+    from quadsim.mocap.footfalls import analyze_footfalls
+    from quadsim.mocap.motion import load_reference
 
     real = analyze_footfalls(load_reference(mocap_dir / "dog_trot_joint_pos.txt"))
     assert footfall_pattern(real.phase_offset, duty=real.duty_factor) == "trot"
 
 
 def test_the_real_dogs_walk_reads_as_a_lateral_walk(mocap_dir: Path) -> None:
-    from quadsim.optimize.reference import analyze_footfalls, load_reference
+    from quadsim.mocap.footfalls import analyze_footfalls
+    from quadsim.mocap.motion import load_reference
 
     real = analyze_footfalls(load_reference(mocap_dir / "dog_walk00_joint_pos.txt"))
     assert footfall_pattern(real.phase_offset, duty=real.duty_factor) == "lateral-walk"
@@ -220,7 +222,8 @@ def test_every_preset_has_the_footfall_order_of_its_name() -> None:
 
 
 def test_preset_duty_factors_are_in_the_range_of_the_real_dog(mocap_dir) -> None:
-    from quadsim.optimize.reference import analyze_footfalls, load_reference
+    from quadsim.mocap.footfalls import analyze_footfalls
+    from quadsim.mocap.motion import load_reference
 
     walk_ref = analyze_footfalls(load_reference(mocap_dir / "dog_walk00_joint_pos.txt"))
     walk = GaitParams.load("walk").graph().duty_factor

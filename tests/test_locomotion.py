@@ -149,12 +149,8 @@ MOCAP_CLIPS = {"walk": ("dog_walk00_joint_pos.txt",), "trot": ("dog_trot_joint_p
 def test_footfalls_are_those_of_the_real_dog(
     runs: dict, mocap_dir, gait: str, speed: float
 ) -> None:
-    from quadsim.optimize.reference import (
-        analyze_footfalls,
-        froude_speed,
-        leg_length,
-        load_reference,
-    )
+    from quadsim.mocap.footfalls import analyze_footfalls
+    from quadsim.mocap.motion import froude_speed, leg_length, load_reference
     from quadsim.optimize.sim_eval import dog_leg_length
 
     for clip in MOCAP_CLIPS[gait]:

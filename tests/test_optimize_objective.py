@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from quadsim.mocap.footfalls import analyze_footfalls
+from quadsim.mocap.motion import FEET
 from quadsim.optimize.errors import ObjectiveError
 from quadsim.optimize.objective import (
     Objective,
@@ -21,7 +23,7 @@ from quadsim.optimize.objective import (
     match_markers,
     yaw_from_quat_xyzw,
 )
-from quadsim.optimize.reference import FEET, analyze_footfalls, extract_strides, synthetic_reference
+from quadsim.optimize.reference import extract_strides, synthetic_reference
 
 SWING = {"LH": (0.0, 0.4), "LF": (0.25, 0.65), "RH": (0.5, 0.9), "RF": (0.75, 0.15)}
 

@@ -7,21 +7,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from quadsim.optimize.errors import ReferenceFormatError
-from quadsim.optimize.reference import (
+from quadsim.mocap.footfalls import analyze_footfalls
+from quadsim.mocap.motion import (
     FEET,
     MARKER_NAMES,
     MOCAP_ATTRIBUTION,
-    analyze_footfalls,
-    extract_strides,
     froude_number,
     froude_speed,
     leg_length,
     load_reference,
     scale_motion,
-    stats_from_swing,
-    synthetic_reference,
 )
+from quadsim.optimize.errors import ReferenceFormatError
+from quadsim.optimize.reference import extract_strides, stats_from_swing, synthetic_reference
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared/data/dog_mocap"
 WALK00 = DATA / "dog_walk00_joint_pos.txt"

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from quadsim.mocap.motion import MOCAP_ATTRIBUTION
 from quadsim.models import build_skeleton, preset
-from quadsim.optimize.reference import MOCAP_ATTRIBUTION
 from quadsim.scripts.cli import main
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dog_mocap"
