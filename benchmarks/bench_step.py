@@ -1,78 +1,119 @@
-"""Cost of the control step against the bare physics step, per gait, as ratios in one run.
+"""Where the time of a run goes, per gait: the realtime factor and each part's share.
 
-    python benchmarks/bench_step.py [--seconds 2] [--gaits walk,trot]
+    python benchmarks/bench_step.py [--seconds 3] [--gaits walk,trot] [--repeats 3] [--write]
 
-The dog runs each gait at the middle of its speed band. Per millisecond of simulated time
-the loop does one control step (a batched state read and the controller) and, at every
-physics step (4 kHz by default), the joint servo (a joint read, the PD law, the torque
-write) and pybullet's stepSimulation. The script times each part and prints it as a
-multiple of the stepSimulation calls of the same steps (the physics).
+Each gait runs at its nominal speed through the same `run_episode` as `quadsim run` (seed 0,
+no video). Per simulated millisecond the loop reads the state once, runs one control step,
+and at every physics step (4 kHz) drives the joint servo and calls pybullet's
+stepSimulation; the rest (logging at 200 Hz, markers, fall checks) is "other". The best of
+`--repeats` runs is kept (the other core may be busy). `--write` puts the table into
+docs/results.md (between its `bench_step` markers).
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from datetime import UTC, datetime
 
+from bench_gaits import NOMINAL, RESULTS, write_section
+
+from quadsim.controller.episode import run_episode
 from quadsim.controller.loop import Controller
 from quadsim.controller.sim import World
-from quadsim.gaits.params import GaitParams, preset_names
+from quadsim.gaits.params import GaitParams
 
-CONTROL_DT = 1e-3
+PARTS = ("read", "control", "servo", "physics")
+clock = time.perf_counter
+
+
+class TimedWorld(World):
+    """A World that adds the time of its state reads, servo and physics steps to `spent`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.spent = dict.fromkeys(PARTS, 0.0)
+
+    def read_state(self):  # noqa: ANN201 - DogState
+        start = clock()
+        state = super().read_state()
+        self.spent["read"] += clock() - start
+        return state
+
+    def drive(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201 - World.drive's
+        start = clock()
+        applied = super().drive(*args, **kwargs)
+        self.spent["servo"] += clock() - start
+        return applied
+
+    def step(self) -> None:
+        start = clock()
+        super().step()
+        self.spent["physics"] += clock() - start
 
 
 def measure(gait: str, seconds: float) -> dict[str, float]:
-    """Microseconds per millisecond of simulated time for each part of the loop."""
+    """Microseconds per simulated millisecond of each part, of "other" and of the whole run,
+    and the realtime factor."""
     params = GaitParams.load(gait)
-    with World() as world:
-        ctrl = Controller(world.skeleton, params, dt=CONTROL_DT, servo_dt=world.dt)
-        ctrl.command.speed_mps = sum(params.speed_band_mps) / 2
-        substeps = round(CONTROL_DT / world.dt)
-        parts = dict.fromkeys(("read_state", "controller", "servo", "physics"), 0.0)
-        clock = time.perf_counter
-        steps = int(seconds / CONTROL_DT)
-        for _ in range(steps):
-            t0 = clock()
-            state = world.read_state()
-            t1 = clock()
-            command = ctrl.step(state)
-            t2 = clock()
-            parts["read_state"] += t1 - t0
-            parts["controller"] += t2 - t1
-            for k in range(substeps):
-                t3 = clock()
-                if k:
-                    world.drive(command)
-                else:  # the first physics step's joints are the state's
-                    world.drive(command, state.q, state.qd)
-                t4 = clock()
-                world.step()
-                parts["servo"] += t4 - t3
-                parts["physics"] += clock() - t4
-            if world.status(state) != "ok":
-                world.place_dog(world.skeleton.stand_angles())
-    per_ms = 1e6 / steps
-    return {k: v * per_ms for k, v in parts.items()}
+    with TimedWorld() as world:
+        ctrl = Controller(world.skeleton, params, servo_dt=world.dt)
+        ctrl.command.speed_mps = NOMINAL[gait]
+        control = ctrl.step
+
+        def timed_step(state):  # noqa: ANN001, ANN202 - DogState -> ServoCommand
+            start = clock()
+            command = control(state)
+            world.spent["control"] += clock() - start
+            return command
+
+        ctrl.step = timed_step
+        result = run_episode(world, ctrl, seconds)
+        spent = dict(world.spent)
+    simulated_ms = 1000.0 * seconds
+    per_ms = {k: 1e6 * v / simulated_ms for k, v in spent.items()}
+    per_ms["total"] = 1e6 * result.wall_time_s / simulated_ms
+    per_ms["other"] = per_ms["total"] - sum(per_ms[k] for k in PARTS)
+    per_ms["realtime"] = seconds / result.wall_time_s
+    return per_ms
+
+
+def table(rows: dict[str, dict[str, float]]) -> list[str]:
+    lines = [
+        "| gait | realtime x | µs per simulated ms | read | control | servo | physics | other |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for gait, m in rows.items():
+        shares = " | ".join(f"{100 * m[k] / m['total']:.0f}%" for k in (*PARTS, "other"))
+        lines.append(f"| {gait} | {m['realtime']:.2f} | {m['total']:.0f} | {shares} |")
+    return lines
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=2.0, help="simulated seconds per gait")
-    ap.add_argument("--gaits", default=",".join(preset_names()))
+    ap.add_argument("--seconds", type=float, default=3.0, help="simulated seconds per run")
+    ap.add_argument("--gaits", default=",".join(NOMINAL))
+    ap.add_argument("--repeats", type=int, default=3, help="runs per gait; the fastest counts")
+    ap.add_argument("--write", action="store_true", help="rewrite docs/results.md's table")
     args = ap.parse_args()
-    print("microseconds per simulated millisecond (1 control step + its physics steps)")
-    print(
-        f"{'gait':18} {'read':>7} {'control':>8} {'servo':>7} {'physics':>8}"
-        f"  {'control/physics':>15} {'total/physics':>13}"
-    )
+    rows = {}
     for gait in args.gaits.split(","):
-        m = measure(gait, args.seconds)
-        total = m["read_state"] + m["controller"] + m["servo"] + m["physics"]
-        print(
-            f"{gait:18} {m['read_state']:7.0f} {m['controller']:8.0f} {m['servo']:7.0f} "
-            f"{m['physics']:8.0f}  {m['controller'] / m['physics']:15.2f} "
-            f"{total / m['physics']:13.2f}"
-        )
+        runs = [measure(gait, args.seconds) for _ in range(args.repeats)]
+        rows[gait] = max(runs, key=lambda m: m["realtime"])
+    lines = table(rows)
+    print("\n".join(lines))
+    if args.write:
+        when = datetime.now(UTC).strftime("%Y-%m-%d")
+        body = [
+            "## Where the time goes",
+            "",
+            f"Measured {when} by `python benchmarks/bench_step.py --write` ({args.seconds:g} s "
+            f"of each gait at its nominal speed, best of {args.repeats}; shares of the whole "
+            "run's wall time; physics: pybullet's stepSimulation at 4 kHz).",
+            "",
+            *lines,
+        ]
+        write_section(RESULTS, "bench_step", body)
 
 
 if __name__ == "__main__":
