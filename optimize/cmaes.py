@@ -10,7 +10,13 @@ After EVERY generation the run directory gets, atomically (tempfile + ``os.repla
   from numpy's global RNG), best-so-far x and f, history rows, generation, evaluations,
   restarts and the config (gait name, free-parameter names, dimension, ...);
 * ``history.csv``: generation, evals, best_f, gen_best_f, median_f, sigma, popsize,
-  restart, n_failed and the terms of the generation's best candidate.
+  restart, n_failed (crashed or timed-out evaluations), n_fell (evaluations whose dog
+  fell) and the terms of the generation's best candidate.
+
+The budget is exact: a generation that would overrun it evaluates only the candidates the
+budget has left (whole candidates, each on every seed), is not told to CMA-ES, and its
+checkpoint keeps the CMA state from before it, so a resume with a larger budget samples
+that generation again, whole.
 
 At the end (or on Ctrl-C, which keeps the last complete generation) ``convergence.png``.
 :func:`resume` continues so that the following samples equal an uninterrupted run's.
@@ -36,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from quadsim.optimize.errors import RunDirError
+from quadsim.optimize.errors import EvaluationError, RunDirError
 from quadsim.optimize.executors import SerialExecutor, evaluate_batch_outcomes
 
 __all__ = [
@@ -71,6 +77,7 @@ BASE_COLUMNS = (
     "popsize",
     "restart",
     "n_failed",
+    "n_fell",
 )
 
 Callback = Callable[[int, np.ndarray, np.ndarray], None]
@@ -307,6 +314,13 @@ def _split(value: Any) -> tuple[float, dict[str, float]]:
     return float(value), {}
 
 
+def _fell(value: Any) -> bool:
+    """Whether an objective's record says the dog fell (records without the flag: no)."""
+    if isinstance(value, Mapping):
+        return bool(value.get("fell", False))
+    return bool(getattr(value, "fell", False))
+
+
 def run(
     fn: Callable[[np.ndarray, int], Any],
     config: RunConfig,
@@ -347,6 +361,7 @@ def run(
         "restarts": 0,
         "popsize": int(es.popsize),
         "stop_reason": "",
+        "wall_s": 0.0,
     }
     _save(rd, state)
     return _loop(fn, config, rd, es, state, executor, quiet, callback)
@@ -401,6 +416,8 @@ def resume(
     if max_evals is not None:
         config.max_evals = int(max_evals)
         state["config"] = asdict(config)
+    if state.get("stop_reason") == "budget" and state["evals"] < config.max_evals:
+        state["stop_reason"] = ""  # a larger budget goes on
     es = pickle.loads(state["es"])
     np.random.set_state(state["np_random_state"])  # noqa: NPY002 - pycma samples from it
     return _loop(fn, config, rd, es, state, executor, quiet, callback)
@@ -428,17 +445,25 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
     seeds = [eval_seed(config, k) for k in range(config.seeds_per_candidate)]
     try:
         while state["evals"] < config.max_evals and not state["stop_reason"]:
+            started = time.perf_counter()
+            left = -(-(config.max_evals - state["evals"]) // len(seeds))  # whole candidates
+            partial = left < es.popsize
+            if partial:  # the CMA state from before this generation is what stays
+                before = es.pickle_dumps(), np.random.get_state()  # noqa: NPY002
             X = np.asarray(es.ask())
+            if partial:
+                X = X[:left]
             xs = [x for x in X for _ in seeds]
             ss = [s for _ in X for s in seeds]
             outs = evaluate_batch_outcomes(ex, fn, xs, ss, config.timeout_s, config.penalty)
             f = np.empty(len(X))
             terms_per: list[dict[str, float]] = []
-            n_failed = 0
+            n_failed = n_fell = 0
             k = len(seeds)
             for i in range(len(X)):
                 vals, terms = [], []
                 for o in outs[i * k : (i + 1) * k]:
+                    n_fell += bool(_fell(o.value))
                     try:
                         v, t = _split(o.value)
                     except (TypeError, ValueError, KeyError):
@@ -451,7 +476,14 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
                 f[i] = float(np.mean(vals))
                 keys = set.intersection(*(set(t) for t in terms)) if all(terms) else set()
                 terms_per.append({kk: float(np.mean([t[kk] for t in terms])) for kk in keys})
-            es.tell(list(X), list(f))
+            if n_failed == len(outs) and state["generation"] == 0:
+                first = next((o for o in outs if o.message), outs[0])
+                raise EvaluationError(
+                    f"every evaluation of the first generation failed ({len(outs)}): "
+                    f"{first.status}: {first.message or 'no value'}"
+                )
+            if not partial:
+                es.tell(list(X), list(f))
             gen_best = int(np.argmin(f))
             if f[gen_best] < state["best_f"]:
                 state["best_f"] = float(f[gen_best])
@@ -469,10 +501,11 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
                 "popsize": int(len(X)),
                 "restart": state["restarts"],
                 "n_failed": n_failed,
+                "n_fell": n_fell,
                 **terms_per[gen_best],
             }
             state["history"].append(row)
-            stop = {k_: v for k_, v in es.stop().items() if k_ != "maxfevals"}
+            stop = {} if partial else {k_: v for k_, v in es.stop().items() if k_ != "maxfevals"}
             if stop and state["evals"] < config.max_evals:
                 if state["restarts"] < config.ipop_restarts:
                     state["restarts"] += 1
@@ -480,8 +513,12 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
                     es = _new_es(config, rd, state["popsize"], state["restarts"])
                 else:
                     state["stop_reason"] = ", ".join(sorted(stop))
-            state["es"] = es.pickle_dumps()
-            state["np_random_state"] = np.random.get_state()  # noqa: NPY002
+            if partial:
+                state["es"], state["np_random_state"] = before
+            else:
+                state["es"] = es.pickle_dumps()
+                state["np_random_state"] = np.random.get_state()  # noqa: NPY002
+            state["wall_s"] = state.get("wall_s", 0.0) + time.perf_counter() - started
             _save(rd, state)
             if callback is not None:
                 callback(state["generation"], X, f)
@@ -495,6 +532,7 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
             ex.shutdown()
     if not state["stop_reason"] and state["evals"] >= config.max_evals:
         state["stop_reason"] = "budget"
+        _save(rd, state)  # a finished run says so (quadsim optimize --status)
     if state["history"]:
         try:
             plot_convergence(

@@ -7,7 +7,6 @@ one line on stderr and exit status 2.
 """
 
 from quadsim.errors import QuadsimError
-from quadsim.mocap.errors import ReferenceAnalysisError, ReferenceFormatError  # noqa: F401 - raised by the reference
 
 
 class OptimizeError(QuadsimError):
@@ -28,3 +27,7 @@ class MissingDependencyError(ImportError, OptimizeError):
 
 class ObjectiveError(OptimizeError):
     """A run log lacks the arrays an objective term needs, or the arrays disagree."""
+
+
+class EvaluationError(OptimizeError):
+    """Every evaluation of a run's first generation failed: the setup, not the candidates."""

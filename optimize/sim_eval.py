@@ -16,7 +16,7 @@ from quadsim.controller.simulate import simulate
 from quadsim.gaits.params import GaitParams
 from quadsim.mocap.motion import load_reference
 from quadsim.optimize.cmaes import decode_eval_seed
-from quadsim.optimize.objective import Weights, evaluate_log
+from quadsim.optimize.objective import Objective, Weights, evaluate_log
 from quadsim.optimize.reference import StrideCycle, extract_strides, synthetic_reference
 
 SETTLE_S = 2.0  # the start from standing is not part of the style terms
@@ -56,8 +56,9 @@ def reference_cycle(path: str | None, gait_file_key: str, leg_length_m: float) -
     return extract_strides(motion)
 
 
-def evaluate(x_unit: np.ndarray, seed: int, config: dict[str, Any]) -> float:
-    """Objective of one candidate: simulate its gait, score the log (lower is better).
+def evaluate(x_unit: np.ndarray, seed: int, config: dict[str, Any]) -> Objective:
+    """Objective of one candidate: simulate its gait, score the log (lower is better); the
+    record's total is what the optimizer minimizes, its terms and `fell` go to the history.
 
     config: "template" (GaitParams with the free parameters), "reference" (path or None),
     optional "speed_mps" (default: the middle of the gait's band), "duration_s" (10),
@@ -91,4 +92,4 @@ def evaluate(x_unit: np.ndarray, seed: int, config: dict[str, Any]) -> float:
         duration_s=duration,
         start_s=SETTLE_S,
     )
-    return float(objective.total)
+    return objective

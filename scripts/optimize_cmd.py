@@ -1,7 +1,9 @@
 """`quadsim optimize`: CMA-ES over a gait's free parameters (unit box), checkpointed in --out.
 
 Example: quadsim optimize --gait trot --reference dog_trot_joint_pos.txt --evals 2000 \
-             --workers 2 --out runs/trot1 [--resume] [--executor local|dask-local|dask://H:P]
+             --workers 2 --out runs/trot1 [--executor local|dask-local|dask://H:P]
+         quadsim optimize --resume runs/trot1 [--evals 4000]     (continue, a new budget)
+         quadsim optimize --status runs/trot1
 """
 
 from __future__ import annotations
@@ -9,18 +11,26 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from quadsim.optimize.errors import OptimizeError
+from quadsim.optimize.rundir import (
+    EPISODE_S,
+    command_line,
+    git_commit,
+    run_status,
+    settle_arguments,
+    status_text,
+)
 
 HIDDEN_OBJECTIVES = ("sim", "sphere")
 
 
 VIDEO_S = 10.0  # [s] length of the video of the best gait
-EPISODE_S = 10.0  # [s] default length of one evaluation
 
 
 def add_parser(subparsers: Any) -> None:
@@ -31,29 +41,35 @@ def add_parser(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--gait", required=True, help="gait preset name or gait TOML file")
+    p.add_argument("--gait", help="gait preset name or gait TOML file")
     p.add_argument("--reference", type=Path, help="reference motion (mocap or CSV) for f_d")
-    p.add_argument("--evals", type=int, default=2000, help="evaluation budget (default 2000)")
+    p.add_argument("--evals", type=int, help="evaluation budget (default 2000)")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPUs)")
-    p.add_argument("--out", type=Path, required=True, help="run directory")
-    p.add_argument("--resume", action="store_true", help="continue the run in --out")
+    p.add_argument("--out", type=Path, help="run directory")
+    p.add_argument(
+        "--resume",
+        nargs="?",
+        const=True,
+        metavar="RUN_DIR",
+        help="continue the run in RUN_DIR (or --out) with its saved arguments",
+    )
+    p.add_argument("--status", type=Path, metavar="RUN_DIR", help="print where a run stands")
     p.add_argument(
         "--executor",
         default="local",
         help="local | dask-local | dask://HOST:PORT | serial (default local)",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=int, help="random seed (default 0)")
     p.add_argument(
         "--free",
         default=None,
         help="comma-separated parameter names to optimize (default: the gait's)",
     )
     p.add_argument("--popsize", type=int, default=None, help="population (default 4+3 ln n)")
-    p.add_argument("--sigma", type=float, default=0.2, help="initial step in unit box (0.2)")
+    p.add_argument("--sigma", type=float, help="initial step in unit box (0.2)")
     p.add_argument(
         "--seeds-per-candidate",
         type=int,
-        default=1,
         help="simulations per candidate, score = mean (default 1)",
     )
     p.add_argument(
@@ -67,13 +83,14 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--episode-s",
         type=float,
-        default=EPISODE_S,
         metavar="S",
         help=f"simulated length of each evaluation [s] (default {EPISODE_S:g})",
     )
-    p.add_argument("--pushes", action="store_true", help="random pushes during evaluation")
-    p.add_argument("--ipop", type=int, default=0, help="IPOP restarts (default 0)")
-    p.add_argument("--timeout", type=float, default=300.0, help="per evaluation [s] (300)")
+    p.add_argument(
+        "--pushes", action="store_true", default=None, help="random pushes during evaluation"
+    )
+    p.add_argument("--ipop", type=int, help="IPOP restarts (default 0)")
+    p.add_argument("--timeout", type=float, help="per evaluation [s] (300)")
     p.add_argument(
         "--video",
         action="store_true",
@@ -81,8 +98,8 @@ def add_parser(subparsers: Any) -> None:
         "as best_<gait>.mp4 in --out",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--objective", choices=HIDDEN_OBJECTIVES, default="sim", help=argparse.SUPPRESS)
-    p.add_argument("--dim", type=int, default=6, help=argparse.SUPPRESS)
+    p.add_argument("--objective", choices=HIDDEN_OBJECTIVES, help=argparse.SUPPRESS)
+    p.add_argument("--dim", type=int, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
 
@@ -131,6 +148,8 @@ def _problem(args: argparse.Namespace):  # noqa: ANN202
         "speed_mps": args.speed,
         "reference": str(args.reference) if args.reference else None,
     }
+    if args.reference:  # a missing or malformed file is the user's, before any evaluation
+        sim_eval.reference_cycle(args.reference, template.to_toml(), sim_eval.dog_leg_length())
     fn = functools.partial(sim_eval.evaluate, config=config)
 
     def finish(best_x: np.ndarray, result: Any) -> Path:
@@ -140,12 +159,12 @@ def _problem(args: argparse.Namespace):  # noqa: ANN202
             path,
             provenance={
                 "source": "optimizer",
-                "optimizer": "cma-es",
+                "command": command_line(args),
                 "seed": args.seed,
                 "evaluations": int(result.evals),
                 "objective": float(result.best_f),
-                "reference": str(args.reference) if args.reference else "",
-                "run_dir": str(args.out),
+                "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+                **git_commit(),
             },
         )
         if args.video and not result.interrupted:
@@ -166,6 +185,10 @@ def run(args: argparse.Namespace) -> int:
     from quadsim.optimize.cmaes import run as cma_run
     from quadsim.optimize.executors import make_executor
 
+    if args.status is not None:
+        print(status_text(run_status(args.status)))
+        return 0
+    settle_arguments(args)
     if args.evals < 1:
         raise OptimizeError(f"--evals must be >= 1, got {args.evals}")
     if not args.episode_s > 0:
@@ -186,8 +209,16 @@ def run(args: argparse.Namespace) -> int:
             "objective": args.objective,
             "speed_mps": args.speed,
             "episode_s": args.episode_s,
+            "free": args.free,
         },
     )
+    if args.seeds_per_candidate > 1 and args.evals % args.seeds_per_candidate:
+        whole = -(-args.evals // args.seeds_per_candidate) * args.seeds_per_candidate
+        print(
+            f"note: candidates are scored on {args.seeds_per_candidate} seeds each, so the "
+            f"budget of {args.evals} evaluations is rounded up to {whole}",
+            file=sys.stderr,
+        )
     executor = make_executor(args.executor, args.workers)
     try:
         if args.resume:

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+import pickle
+import re
 from pathlib import Path
 
 import pytest
 
+from quadsim.mocap.errors import ReferenceFormatError
 from quadsim.optimize.cmaes import load_checkpoint
-from quadsim.optimize.errors import OptimizeError, ReferenceFormatError, RunDirError
+from quadsim.optimize.errors import OptimizeError
 from quadsim.scripts import optimize_cmd, reference_cmd
+from quadsim.scripts.cli import main
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared/data/dog_mocap"
 
@@ -47,13 +52,13 @@ def test_optimize_sphere_run_and_resume(tmp_path: Path, capsys) -> None:
     out = tmp_path / "run"
     a = _opt(out, "--evals", "40", "--seed", "3")
     assert a.func(a) == 0
-    assert load_checkpoint(out)["evals"] >= 40
+    assert load_checkpoint(out)["evals"] == 40
     a = _opt(out, "--evals", "80", "--seed", "3", "--resume")
     assert a.func(a) == 0
-    assert load_checkpoint(out)["evals"] >= 80
+    assert load_checkpoint(out)["evals"] == 80
     assert "best f =" in capsys.readouterr().out
     assert (out / "best.txt").exists() and (out / "history.csv").exists()
-    with pytest.raises(RunDirError, match="gait 'sphere' vs requested 'trot'"):
+    with pytest.raises(OptimizeError, match="--gait trot differs from the run's 'sphere'"):
         b = _parse(
             [
                 "optimize",
@@ -150,11 +155,19 @@ def test_real_gait_run_writes_the_best_gait_and_its_video(tmp_path: Path, capsys
     assert a.func(a) == 0
     best = GaitParams.load(out / "best_trot.toml")
     assert best.provenance["source"] == "optimizer" and best.provenance["evaluations"] == 2
+    command = best.provenance["command"]
+    assert command.startswith("quadsim optimize --gait trot --free period_s,swing_height_m")
+    assert "--episode-s 3.0" in command and "--evals 2" in command
+    assert command.count("--seed") == 1 and command.endswith(f"--seed 0 --out {out}")
+    assert best.provenance["date"] and best.provenance["objective"] > 0
     assert load_checkpoint(out)["config"]["meta"]["episode_s"] == 3.0
     # a resumed run scores its candidates as before, or not at all
-    for changed in (["--episode-s", "4"], ["--speed", "2.0"], []):
+    for changed, named in (
+        (["--episode-s", "4"], "--episode-s 4.0 differs from the run's 3.0"),
+        (["--speed", "2.0"], "--speed 2.0 differs from the run's 1.8"),
+    ):
         a = _parse([*argv[:-2], *changed, "--evals", "4", "--resume"])
-        with pytest.raises(OptimizeError, match="resume with the same"):
+        with pytest.raises(OptimizeError, match=re.escape(named)):
             a.func(a)
     a = _parse([*argv[:-2], "--speed", "9", "--out", str(tmp_path / "fast")])
     with pytest.raises(OptimizeError, match="outside the trot band 1-2.5 m/s"):
@@ -163,3 +176,86 @@ def test_real_gait_run_writes_the_best_gait_and_its_video(tmp_path: Path, capsys
         frames = sum(1 for _ in video)
     assert frames >= 0.95 * optimize_cmd.VIDEO_S * 30
     assert "video of the best gait" in capsys.readouterr().out
+
+
+def _history(run_dir: Path) -> list[dict[str, str]]:
+    with open(run_dir / "history.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_the_budget_is_exact_even_below_one_generation(tmp_path: Path) -> None:
+    for budget in (1, 5, 11):  # the sphere's population is 8 in 4 dimensions
+        out = tmp_path / f"b{budget}"
+        a = _opt(out, "--evals", str(budget))
+        assert a.func(a) == 0
+        rows = _history(out)
+        assert int(rows[-1]["evals"]) == budget == load_checkpoint(out)["evals"]
+        assert [int(r["popsize"]) for r in rows][-1] == budget % 8 or budget % 8 == 0
+    # a run cut short by its budget samples the cut generation again, whole, when resumed
+    out = tmp_path / "b5"
+    a = _parse(["optimize", "--resume", str(out), "--evals", "21", "--quiet"])
+    assert a.func(a) == 0
+    rows = _history(out)
+    assert [int(r["popsize"]) for r in rows] == [5, 8, 8]
+    assert [int(r["evals"]) for r in rows] == [5, 13, 21]
+
+
+def test_resume_needs_only_the_run_directory_and_names_each_difference(
+    tmp_path: Path, capsys
+) -> None:
+    out = tmp_path / "run"
+    a = _opt(out, "--evals", "16", "--seed", "3", "--sigma", "0.3")
+    assert a.func(a) == 0
+    capsys.readouterr()
+    # the saved arguments alone continue the run, with a new budget
+    assert main(["optimize", "--resume", str(out), "--evals", "32", "--quiet"]) == 0
+    rows = _history(out)
+    assert [int(r["generation"]) for r in rows] == [1, 2, 3, 4]
+    assert load_checkpoint(out)["config"]["sigma0"] == 0.3
+    capsys.readouterr()
+    # arguments given again must agree; each difference is named, exit status 2
+    status = main(["optimize", "--resume", str(out), "--seed", "4", "--sigma", "0.3", "--dim", "5"])
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert "--seed 4 differs from the run's 3" in err and "--dim 5 differs from the run's 4" in err
+    assert "--sigma" not in err  # the same value is no difference
+    assert main(["optimize", "--resume", str(tmp_path / "nothing")]) == 2
+    assert "not an optimization run directory" in capsys.readouterr().err
+    assert main(["optimize", "--evals", "3"]) == 2
+    assert "needs --gait and --out" in capsys.readouterr().err
+
+
+def test_status_tells_where_a_run_stands(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "run"
+    a = _opt(out, "--evals", "12", "--seed", "1")
+    assert a.func(a) == 0
+    capsys.readouterr()
+    assert main(["optimize", "--status", str(out)]) == 0
+    text = capsys.readouterr().out
+    best = min(float(r["best_f"]) for r in _history(out))
+    assert "finished (budget)" in text and "generations 2, evaluations 12 of 12" in text
+    assert f"best f {best:.6g}" in text and "fell 0, failed 0" in text and "min" in text
+    # a larger budget: the same run is not finished any more
+    assert main(["optimize", "--resume", str(out), "--evals", "20", "--quiet"]) == 0
+    state = load_checkpoint(out)
+    state["stop_reason"], state["evals"] = "", 16  # as if stopped after 16 of the 20
+    (out / "checkpoint.pkl").write_bytes(pickle.dumps(state))
+    capsys.readouterr()
+    assert main(["optimize", "--status", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "not finished" in text and f"--resume {out}" in text and "16 of 20" in text
+    assert main(["optimize", "--status", str(tmp_path)]) == 2
+
+
+def test_a_missing_or_malformed_reference_stops_before_any_evaluation(
+    tmp_path: Path, capsys
+) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1.0, 2.0\nnot numbers\n")
+    for reference in (tmp_path / "missing.txt", bad):
+        out = tmp_path / f"run_{reference.stem}"
+        argv = ["optimize", "--gait", "trot", "--reference", str(reference), "--evals", "2"]
+        assert main([*argv, "--out", str(out), "--executor", "serial", "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and reference.name in err
+        assert not (out / "history.csv").exists()

@@ -28,7 +28,7 @@ from quadsim.optimize.cmaes import (
     resume,
     run,
 )
-from quadsim.optimize.errors import RunDirError
+from quadsim.optimize.errors import EvaluationError, RunDirError
 
 REPO = Path(__file__).resolve().parents[1]
 POP = 8  # pycma default for n = 4: 4 + floor(3 ln 4)
@@ -176,6 +176,15 @@ def test_failures_cost_the_penalty_not_the_run(tmp_path: Path) -> None:
     r = run(testfns.flaky_no_crash, cfg, tmp_path / "f", quiet=True)
     fails = sum(row["n_failed"] for row in r.history)
     assert fails > 0 and r.best_f < 1.0
+
+
+def test_a_first_generation_that_fails_whole_is_the_setup_not_the_candidates(
+    tmp_path: Path,
+) -> None:
+    # flaky raises for x0 > 0.9: a start deep in there fails every candidate
+    cfg = _cfg(x0=(0.99, 0.99, 0.99, 0.99), sigma0=0.001, max_evals=POP * 2)
+    with pytest.raises(EvaluationError, match=r"every evaluation of the first generation failed"):
+        run(testfns.flaky_no_crash, cfg, tmp_path / "f", quiet=True)
 
 
 def test_ipop_restart_doubles_population(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from quadsim.mocap.errors import ReferenceFormatError
 from quadsim.mocap.footfalls import analyze_footfalls
 from quadsim.mocap.motion import (
     FEET,
@@ -18,7 +19,6 @@ from quadsim.mocap.motion import (
     load_reference,
     scale_motion,
 )
-from quadsim.optimize.errors import ReferenceFormatError
 from quadsim.optimize.reference import extract_strides, stats_from_swing, synthetic_reference
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared/data/dog_mocap"
