@@ -18,7 +18,8 @@ budget has left (whole candidates, each on every seed), is not told to CMA-ES, a
 checkpoint keeps the CMA state from before it, so a resume with a larger budget samples
 that generation again, whole.
 
-At the end (or on Ctrl-C, which keeps the last complete generation) ``convergence.png``.
+At the end (or on Ctrl-C, which keeps the last complete generation) ``convergence.png``
+(quadsim.plots).
 :func:`resume` continues so that the following samples equal an uninterrupted run's.
 pycma writes no ``outcmaes/``: its logger is off and its file prefix points into the run dir.
 """
@@ -54,7 +55,6 @@ __all__ = [
     "run",
     "resume",
     "load_checkpoint",
-    "plot_convergence",
     "CHECKPOINT",
     "HISTORY",
     "PLOT",
@@ -221,46 +221,6 @@ def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return repr(v)
     return str(v)
-
-
-def plot_convergence(
-    history: Sequence[Mapping[str, float]], path: str | Path, title: str = ""
-) -> None:
-    """Best-so-far and median f per generation (log scale if positive) and the terms."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    if not history:
-        return
-    g = [r["generation"] for r in history]
-    terms = sorted({k for r in history for k in r} - set(BASE_COLUMNS))
-    fig, axes = plt.subplots(
-        2 if terms else 1, 1, figsize=(8, 6 if terms else 4), sharex=True, squeeze=False
-    )
-    ax = axes[0, 0]
-    best = np.array([r["best_f"] for r in history], dtype=float)
-    med = np.array([r["median_f"] for r in history], dtype=float)
-    ax.plot(g, best, label="best so far")
-    ax.plot(g, med, label="generation median", alpha=0.7)
-    if np.all(best > 0) and np.all(med > 0):
-        ax.set_yscale("log")
-    ax.set_ylabel("f")
-    ax.legend()
-    ax.set_title(title or "CMA-ES convergence")
-    if terms:
-        ax2 = axes[1, 0]
-        for k in terms:
-            ax2.plot(g, [r.get(k, np.nan) for r in history], label=k)
-        ax2.set_ylabel("terms of the generation's best")
-        ax2.legend()
-    axes[-1, 0].set_xlabel("generation")
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    plt.close(fig)
-    _atomic_write(Path(path), buf.getvalue())
 
 
 # --------------------------------------------------------------------------- the runner
@@ -535,9 +495,10 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
         _save(rd, state)  # a finished run says so (quadsim optimize --status)
     if state["history"]:
         try:
-            plot_convergence(
-                state["history"], rd / PLOT, title=f"{config.gait} (seed {config.seed})"
-            )
+            from quadsim.plots import convergence_png
+
+            title = f"{config.gait} (seed {config.seed})"
+            _atomic_write(rd / PLOT, convergence_png(state["history"], BASE_COLUMNS, title))
         except Exception as e:  # noqa: BLE001 - a plot must not lose a run
             warnings.warn(f"convergence plot failed: {e}", stacklevel=2)
     best_x = np.asarray(state["best_x"] if state["best_x"] is not None else [np.nan] * config.dim)

@@ -1,20 +1,39 @@
-"""Pictures of a run log: the gait (Hildebrand) diagram, foot contacts against the gait's
-phase, speed, heights, torques against their limits, and the path from above."""
+"""Every picture the project draws: a run log's gait (Hildebrand) diagram, foot contacts
+against the gait's phase, speed, heights, torques against their limits and path from above;
+a motion-capture clip's footfalls; a retargeting fit; an optimization's convergence.
+matplotlib is imported on first use, headless (Agg)."""
 
 from __future__ import annotations
 
+import io
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from quadsim.errors import QuadsimError
 from quadsim.models import LEGS as FEET
 
+if TYPE_CHECKING:
+    from quadsim.mocap.footfalls import GaitStats
+    from quadsim.mocap.motion import ReferenceMotion
+    from quadsim.mocap.retarget import Fit, FitModel
+
 KINDS = ("gait-diagram", "phase-contacts", "speed", "height", "torques", "path")
 
 
 class PlotError(QuadsimError):
     """A plot that the run log or the time window cannot give."""
+
+
+def _pyplot():  # noqa: ANN202 - the pyplot module
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def save_plot(
@@ -24,11 +43,7 @@ def save_plot(
     (.png, .pdf or .svg)."""
     if kind not in KINDS:
         raise PlotError(f"unknown plot kind {kind!r}; choose one of {', '.join(KINDS)}")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     if kind == "phase-contacts":
         fig = _phase_contacts(plt, log, start, end)
     else:
@@ -213,3 +228,120 @@ def _shade_gaits(ax, log: dict, start: float, end: float = np.inf) -> None:  # n
             ha="left",
             color=f"C{names.index(used['gait'])}",
         )
+
+
+def plot_footfalls(motion: ReferenceMotion, stats: GaitStats, path: Path) -> None:
+    """Hildebrand footfall diagram (stance bars per foot) over toe heights; the mocap's
+    CC BY-NC attribution goes into the caption when the data carry one."""
+    plt = _pyplot()
+    from quadsim.mocap.motion import TOE_MARKERS
+
+    t = motion.t
+    dt = 1.0 / motion.fps
+    fig, (ax1, ax2) = plt.subplots(
+        2, 1, figsize=(10, 5.5), sharex=True, gridspec_kw={"height_ratios": [1, 1.3]}
+    )
+    colors = dict(zip(FEET, ["tab:blue", "tab:orange", "tab:green", "tab:red"], strict=True))
+    for row, f in enumerate(FEET):
+        st = stats.stance[:, FEET.index(f)]
+        edges = np.flatnonzero(np.diff(np.r_[0, st.astype(np.int8), 0]))
+        bars = [(t[a], (b - a) * dt) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+        ax1.broken_barh(bars, (row - 0.35, 0.7), color=colors[f])
+        ax2.plot(t, motion.marker(TOE_MARKERS[f])[:, 2] * 100, color=colors[f], label=f)
+    ax1.set_yticks(range(len(FEET)), FEET)
+    ax1.invert_yaxis()
+    ax1.set_title(
+        f"{Path(motion.source).name}: stride {stats.stride_period_s:.2f} s, "
+        f"{stats.speed_mps:.2f} m/s, duty "
+        + ", ".join(f"{f} {stats.duty_factor[f]:.2f}" for f in FEET)
+    )
+    ax1.set_ylabel("stance")
+    ax2.set_ylabel("toe height [cm]")
+    ax2.set_xlabel("time [s]")
+    ax2.legend(ncol=4, fontsize="small")
+    if motion.attribution:
+        fig.text(0.01, 0.005, motion.attribution, fontsize=7, ha="left", va="bottom")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_fit(
+    path: Path, fit: Fit, model: FitModel, attribution: str | None, n_panels: int = 4
+) -> None:
+    """Side view (x-z) of the scaled mocap markers and the fitted model, a few frames."""
+    plt = _pyplot()
+    from quadsim.mocap.retarget import fit_errors
+
+    sk = model.skeleton
+    n_t = fit.t.shape[0]
+    frames = np.unique(np.linspace(0, n_t - 1, min(n_panels, n_t)).round().astype(int))
+    fig, axes = plt.subplots(1, len(frames), figsize=(3.6 * len(frames), 3.6), squeeze=False)
+    errs = fit_errors(fit)
+    idx = {n: i for i, n in enumerate(fit.marker_names)}
+    chains = [
+        ["pelvis", "mid_spine", "neck_base", "mid_neck", "head"],
+        ["pelvis", "tail_base", "tail_mid", "tail_tip"],
+    ]
+    for f in FEET:
+        root = f"{f}_shoulder" if f in ("LF", "RF") else f"{f}_hip"
+        mid = ("elbow", "wrist") if f in ("LF", "RF") else ("knee", "hock")
+        chains.append([root, f"{f}_{mid[0]}", f"{f}_{mid[1]}", f"{f}_toe"])
+    for ax, k in zip(axes[0], frames, strict=True):
+        ref = fit.markers_ref[k]
+        ok = ~np.isnan(ref[:, 0])
+        ax.plot(ref[ok, 0], ref[ok, 2], "o", ms=4, color="tab:orange", label="mocap (scaled)")
+        for ch in chains:
+            pts = np.array([fit.markers_fit[k, idx[n]] for n in ch if n in idx])
+            ax.plot(pts[:, 0], pts[:, 2], "-", color="tab:blue", lw=2, alpha=0.8)
+        ax.plot([], [], "-", color="tab:blue", label=f"{sk.spec.name} model fit")
+        ax.axhline(0.0, color="0.6", lw=0.8)
+        ax.set_aspect("equal")
+        ax.set_title(f"t = {fit.t[k]:.2f} s, error {errs['fit_error'][k] * 100:.1f} cm", fontsize=9)
+        ax.set_xlabel("x [m]")
+    axes[0][0].set_ylabel("z [m]")
+    axes[0][0].legend(fontsize=7, loc="upper left")
+    caption = "Markers vs fitted dog model (side view)."
+    if attribution:
+        caption += " " + attribution
+    fig.text(0.01, 0.01, caption, fontsize=7, ha="left", va="bottom")
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def convergence_png(
+    history: Sequence[Mapping[str, float]], base_columns: Sequence[str], title: str = ""
+) -> bytes:
+    """An optimization run's history as a PNG: best-so-far and median f per generation (log
+    scale if positive), and the terms of each generation's best (the columns beyond
+    `base_columns`)."""
+    plt = _pyplot()
+    g = [r["generation"] for r in history]
+    terms = sorted({k for r in history for k in r} - set(base_columns))
+    fig, axes = plt.subplots(
+        2 if terms else 1, 1, figsize=(8, 6 if terms else 4), sharex=True, squeeze=False
+    )
+    ax = axes[0, 0]
+    best = np.array([r["best_f"] for r in history], dtype=float)
+    med = np.array([r["median_f"] for r in history], dtype=float)
+    ax.plot(g, best, label="best so far")
+    ax.plot(g, med, label="generation median", alpha=0.7)
+    if np.all(best > 0) and np.all(med > 0):
+        ax.set_yscale("log")
+    ax.set_ylabel("f")
+    ax.legend()
+    ax.set_title(title or "CMA-ES convergence")
+    if terms:
+        ax2 = axes[1, 0]
+        for k in terms:
+            ax2.plot(g, [r.get(k, np.nan) for r in history], label=k)
+        ax2.set_ylabel("terms of the generation's best")
+        ax2.legend()
+    axes[-1, 0].set_xlabel("generation")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    return buf.getvalue()

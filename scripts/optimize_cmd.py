@@ -9,28 +9,22 @@ Example: quadsim optimize --gait trot --reference dog_trot_joint_pos.txt --evals
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from quadsim.optimize.errors import OptimizeError
+from quadsim.optimize.problem import VIDEO_S, optimization_problem
 from quadsim.optimize.rundir import (
     EPISODE_S,
-    command_line,
-    git_commit,
     run_status,
     settle_arguments,
     status_text,
 )
 
 HIDDEN_OBJECTIVES = ("sim", "sphere")
-
-
-VIDEO_S = 10.0  # [s] length of the video of the best gait
 
 
 def add_parser(subparsers: Any) -> None:
@@ -103,82 +97,6 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _problem(args: argparse.Namespace):  # noqa: ANN202
-    """(fn, RunConfig fields, finish(best_x, result)) for the chosen objective."""
-    if args.objective == "sphere":
-        from quadsim.optimize import testfns
-
-        names = tuple(f"x{i}" for i in range(args.dim))
-
-        def finish(best_x: np.ndarray, result: Any) -> Path:
-            path = args.out / "best.txt"
-            path.write_text(" ".join(repr(float(v)) for v in best_x) + "\n")
-            return path
-
-        return (
-            testfns.shifted_sphere,
-            {"gait": args.gait, "dim": args.dim, "free_names": names},
-            finish,
-        )
-
-    try:
-        from quadsim.gaits.params import GaitParams
-    except ImportError as e:
-        raise OptimizeError(f"gait parameters are not available yet (gaits.params: {e})") from e
-    template = GaitParams.load(args.gait)
-    if args.free:
-        names_req = [n.strip() for n in args.free.split(",") if n.strip()]
-        with_free = getattr(template, "with_free", None)
-        if with_free is None:
-            raise OptimizeError("this GaitParams cannot choose free parameters (--free)")
-        template = with_free(names_req)
-    names = tuple(template.free_names())
-    x0 = np.clip(np.asarray(template.to_unit(), dtype=float), 0.0, 1.0)
-    from quadsim.optimize import sim_eval  # provided by the simulator side
-
-    low, high = template.speed_band_mps
-    if args.speed is not None and not low <= args.speed <= high:
-        raise OptimizeError(
-            f"--speed {args.speed:g} m/s is outside the {template.gait} band {low:g}-{high:g} m/s"
-        )
-    config = {
-        "gait": args.gait,
-        "template": template,
-        "duration_s": args.episode_s,
-        "speed_mps": args.speed,
-        "reference": str(args.reference) if args.reference else None,
-    }
-    if args.reference:  # a missing or malformed file is the user's, before any evaluation
-        sim_eval.reference_cycle(args.reference, template.to_toml(), sim_eval.dog_leg_length())
-    fn = functools.partial(sim_eval.evaluate, config=config)
-
-    def finish(best_x: np.ndarray, result: Any) -> Path:
-        best = GaitParams.from_unit(best_x, template)
-        path = args.out / f"best_{Path(str(args.gait)).stem}.toml"
-        best.save(
-            path,
-            provenance={
-                "source": "optimizer",
-                "command": command_line(args),
-                "seed": args.seed,
-                "evaluations": int(result.evals),
-                "objective": float(result.best_f),
-                "date": datetime.now(UTC).strftime("%Y-%m-%d"),
-                **git_commit(),
-            },
-        )
-        if args.video and not result.interrupted:
-            from quadsim.controller.simulate import simulate
-
-            video = path.with_suffix(".mp4")
-            speed = args.speed if args.speed is not None else sum(best.speed_band_mps) / 2
-            simulate(best, speed, VIDEO_S, seed=args.seed, record=video)
-            print(f"video of the best gait: {video}")
-        return path
-
-    return fn, {"gait": args.gait, "dim": len(names), "free_names": names, "x0": tuple(x0)}, finish
-
-
 def run(args: argparse.Namespace) -> int:
     """Run or resume an optimization; prints the best score and where the results are."""
     from quadsim.optimize.cmaes import RunConfig, resume
@@ -193,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         raise OptimizeError(f"--evals must be >= 1, got {args.evals}")
     if not args.episode_s > 0:
         raise OptimizeError(f"--episode-s must be positive, got {args.episode_s}")
-    fn, problem, finish = _problem(args)
+    fn, problem, finish = optimization_problem(args)
     config = RunConfig(
         **problem,
         popsize=args.popsize,

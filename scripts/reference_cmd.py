@@ -9,17 +9,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from quadsim.mocap.footfalls import GaitStats, analyze_footfalls
 from quadsim.mocap.motion import (
     FEET,
-    TOE_MARKERS,
     ReferenceMotion,
     froude_number,
     leg_length,
     load_reference,
 )
+from quadsim.plots import plot_footfalls
 
 
 def add_parser(subparsers: Any) -> None:
@@ -94,42 +92,3 @@ def _print_text(d: dict[str, Any]) -> None:
     out.write(f"touchdown order: {' -> '.join(d['touchdown_order'])}\n")
     if d.get("attribution"):
         out.write(f"data: {d['attribution']}\n")
-
-
-def plot_footfalls(motion: ReferenceMotion, stats: GaitStats, path: Path) -> None:
-    """Hildebrand footfall diagram (stance bars per foot) over toe heights; the mocap's
-    CC BY-NC attribution goes into the caption when the data carry one."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    t = motion.t
-    dt = 1.0 / motion.fps
-    fig, (ax1, ax2) = plt.subplots(
-        2, 1, figsize=(10, 5.5), sharex=True, gridspec_kw={"height_ratios": [1, 1.3]}
-    )
-    colors = dict(zip(FEET, ["tab:blue", "tab:orange", "tab:green", "tab:red"], strict=True))
-    for row, f in enumerate(FEET):
-        st = stats.stance[:, FEET.index(f)]
-        edges = np.flatnonzero(np.diff(np.r_[0, st.astype(np.int8), 0]))
-        bars = [(t[a], (b - a) * dt) for a, b in zip(edges[::2], edges[1::2], strict=True)]
-        ax1.broken_barh(bars, (row - 0.35, 0.7), color=colors[f])
-        ax2.plot(t, motion.marker(TOE_MARKERS[f])[:, 2] * 100, color=colors[f], label=f)
-    ax1.set_yticks(range(len(FEET)), FEET)
-    ax1.invert_yaxis()
-    ax1.set_title(
-        f"{Path(motion.source).name}: stride {stats.stride_period_s:.2f} s, "
-        f"{stats.speed_mps:.2f} m/s, duty "
-        + ", ".join(f"{f} {stats.duty_factor[f]:.2f}" for f in FEET)
-    )
-    ax1.set_ylabel("stance")
-    ax2.set_ylabel("toe height [cm]")
-    ax2.set_xlabel("time [s]")
-    ax2.legend(ncol=4, fontsize="small")
-    if motion.attribution:
-        fig.text(0.01, 0.005, motion.attribution, fontsize=7, ha="left", va="bottom")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)

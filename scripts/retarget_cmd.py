@@ -12,8 +12,9 @@ import numpy as np
 
 from quadsim.mocap.errors import RetargetError
 from quadsim.mocap.motion import MOCAP_ATTRIBUTION, load_reference
-from quadsim.mocap.retarget import build_fit_model, fit_motion, plot_fit, write_npz
+from quadsim.mocap.retarget import build_fit_model, fit_motion, write_npz
 from quadsim.models import build_skeleton, preset
+from quadsim.plots import plot_fit
 from quadsim.scripts.common import progress_bar, writable_path
 
 
