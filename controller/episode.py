@@ -187,7 +187,7 @@ def summarize(
     simulated = float(t[-1]) if len(t) else 0.0
     half = t >= 0.5 * simulated if len(t) else np.zeros(0, dtype=bool)
     mean_speed = float(np.mean(forward_speed(log)[half])) if np.any(half) else 0.0
-    heading = np.array([yaw_of(q) for q in log["base_quat"][half]]) if np.any(half) else []
+    heading = yaw_of(log["base_quat"][half]) if np.any(half) else []
     # a turning dog follows a moving heading
     heading_cmd = log["heading_cmd"][half] if "heading_cmd" in log else 0.0
     heading_err = (

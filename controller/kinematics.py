@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from quadsim.models import GRAVITY_MPS2, Link, Skeleton
 
@@ -57,10 +58,12 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a_yzx * b.take(_ZXY, axis=-1) - a_zxy * b.take(_YZX, axis=-1)
 
 
-def yaw_of(quat_xyzw: np.ndarray) -> float:
-    """Heading [rad] of a body: the yaw of its x axis projected on the ground."""
-    R = quat_to_matrix(quat_xyzw)
-    return float(np.arctan2(R[1, 0], R[0, 0]))
+def yaw_of(quat_xyzw: np.ndarray) -> np.ndarray:
+    """Heading [rad] of a body: the yaw of its x axis projected on the ground, for xyzw
+    quaternions (..., 4)."""
+    q = np.asarray(quat_xyzw, dtype=float)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    return np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
 
 
 def rot_x(angle: np.ndarray) -> np.ndarray:
@@ -266,9 +269,4 @@ def static_gravity_torques(
 
 
 def _axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
-    if axis[0] == 1.0:
-        return rot_x(np.asarray(angle))
-    if axis[1] == 1.0:
-        return rot_y(np.asarray(angle))
-    c, s = np.cos(angle), np.sin(angle)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    return Rotation.from_rotvec(np.asarray(axis, dtype=float) * angle).as_matrix()

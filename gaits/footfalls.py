@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-FEET = ("LF", "RF", "LH", "RH")
+from quadsim.models import LEGS as FEET
+
 # The footfall order each named gait must show (see footfall_pattern).
 PATTERN_OF_GAIT = {
     "walk": "lateral-walk",

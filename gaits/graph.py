@@ -9,8 +9,7 @@ import numpy as np
 
 from quadsim.gaits.errors import GaitError
 from quadsim.gaits.footfalls import footfall_pattern
-
-LEGS = ("LF", "RF", "LH", "RH")
+from quadsim.models import LEGS
 
 
 @dataclass(frozen=True)

@@ -452,6 +452,9 @@ class GaitParams:
             if spec.default is not None:
                 for k in spec.keys:
                     values.setdefault(key_name(spec.name, k), spec.default)
+        for flat, value in values.items():  # a phase written as 1.0 (rounded) is phase 0
+            if value == 1.0 and SPEC_BY_NAME[flat.split(".")[0]].circular:
+                values[flat] = 0.0
         band = doc["speed_band_mps"]
         if not (isinstance(band, list) and len(band) == 2):
             raise GaitError(f"{where}: speed_band_mps must be [min, max], got {band!r}")

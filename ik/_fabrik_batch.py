@@ -17,15 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
-try:  # the C einsum and count without the Python-level argument handling (same results)
-    from numpy._core._multiarray_umath import count_nonzero as _any
-    from numpy._core.multiarray import c_einsum as _einsum
-except ImportError:  # pragma: no cover - other numpy layouts
-    _einsum, _any = np.einsum, np.count_nonzero
-
 from . import _fabrik_plan as C
 from . import _fabrik_scalar as S
 from ._fabrik_plan import Plan
+
+_einsum, _any = np.einsum, np.count_nonzero
 
 _AXES = np.array([0.0, 0.5 * np.pi, np.pi, -0.5 * np.pi])[:, None]  # cone axis azimuths
 _EPS = np.zeros((3, 3, 3))  # Levi-Civita symbol: (a x b)_i = eps_ijk a_j b_k

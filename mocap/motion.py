@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from quadsim.mocap.errors import ReferenceAnalysisError, ReferenceFormatError
 from quadsim.models import GRAVITY_MPS2
@@ -294,8 +295,8 @@ def _parse_csv(p: Path, lines: list[str]) -> ReferenceMotion:
 
 
 def yaw_rotation(yaw: float) -> np.ndarray:
-    c, s = math.cos(yaw), math.sin(yaw)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    """The rotation (3, 3) by `yaw` [rad] about the vertical."""
+    return Rotation.from_euler("z", yaw).as_matrix()
 
 
 def root_marker(motion: ReferenceMotion) -> str | None:

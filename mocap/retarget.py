@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from quadsim import ik
 from quadsim.controller.kinematics import tree_pose
@@ -66,9 +67,7 @@ def _nrm(v: np.ndarray) -> np.ndarray:
 
 def _rot(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
     """Rotations about constant unit ``axis`` by ``angle (T,)``: ``(T, 3, 3)``."""
-    c, s = np.cos(angle)[:, None, None], np.sin(angle)[:, None, None]
-    k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
-    return c * np.eye(3) + s * k + (1.0 - c) * np.outer(axis, axis)
+    return Rotation.from_rotvec(np.outer(np.asarray(angle, dtype=float), axis)).as_matrix()
 
 
 def _ik_basis(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -432,12 +431,7 @@ def _child_offset(model: FitModel, link: str, node: int) -> np.ndarray:
 
 
 def _quat_xyzw(r: np.ndarray) -> np.ndarray:
-    w = np.sqrt(np.maximum(1.0 + r[:, 0, 0] + r[:, 1, 1] + r[:, 2, 2], 1e-12)) / 2
-    x = (r[:, 2, 1] - r[:, 1, 2]) / (4 * w)
-    y = (r[:, 0, 2] - r[:, 2, 0]) / (4 * w)
-    z = (r[:, 1, 0] - r[:, 0, 1]) / (4 * w)
-    qt = np.stack([x, y, z, w], axis=1)
-    return qt / np.linalg.norm(qt, axis=1, keepdims=True)
+    return Rotation.from_matrix(r).as_quat()
 
 
 def fit_errors(fit: Fit) -> dict[str, np.ndarray]:

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from quadsim.controller.kinematics import yaw_of
 from quadsim.mocap.motion import FEET, LEG_ROOT_MARKERS
 from quadsim.optimize.errors import ObjectiveError
 from quadsim.optimize.reference import StrideCycle, body_relative, resample_cycle
@@ -43,7 +44,6 @@ __all__ = [
     "f_v",
     "f_h",
     "f_r",
-    "yaw_from_quat_xyzw",
     "fall_penalty",
     "evaluate_log",
 ]
@@ -292,16 +292,9 @@ def f_h(t: np.ndarray, head_pos: np.ndarray) -> float:
     return float(np.linalg.norm(a[1:-1], axis=1).mean())
 
 
-def yaw_from_quat_xyzw(q: np.ndarray) -> np.ndarray:
-    """Heading [rad] of the body x axis projected on the ground, from xyzw quaternions."""
-    q = np.asarray(q, dtype=float)
-    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    return np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
-
-
 def f_r(base_quat_xyzw: np.ndarray, heading_cmd_deg: float = 0.0) -> float:
     """Mean absolute heading error [deg], wrapped to [0, 180]."""
-    yaw = np.degrees(yaw_from_quat_xyzw(base_quat_xyzw))
+    yaw = np.degrees(yaw_of(base_quat_xyzw))
     err = (yaw - heading_cmd_deg + 180.0) % 360.0 - 180.0
     return float(np.abs(err).mean())
 

@@ -15,6 +15,7 @@ from quadsim.controller.sim import Push
 from quadsim.controller.simulate import simulate
 from quadsim.gaits.params import GaitParams
 from quadsim.mocap.motion import load_reference
+from quadsim.models import LEGS
 from quadsim.optimize.cmaes import decode_eval_seed
 from quadsim.optimize.objective import Objective, Weights, evaluate_log
 from quadsim.optimize.reference import StrideCycle, extract_strides, synthetic_reference
@@ -46,10 +47,9 @@ def reference_cycle(path: str | None, gait_file_key: str, leg_length_m: float) -
 
     gait = GaitParams.from_dict(tomllib.loads(gait_file_key))
     graph = gait.graph()
-    legs = ("LF", "RF", "LH", "RH")
     swing = {
         leg: (s, (s + d) % 1.0)
-        for leg, s, d in zip(legs, graph.swing_start, graph.swing_duration, strict=True)
+        for leg, s, d in zip(LEGS, graph.swing_start, graph.swing_duration, strict=True)
     }
     speed = sum(gait.speed_band_mps) / 2
     motion = synthetic_reference(graph.period_s, swing, leg_length_m, speed)

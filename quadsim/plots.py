@@ -128,7 +128,7 @@ def _path(ax, log: dict) -> None:  # noqa: ANN001 - a matplotlib Axes
         planned = xy[0] + np.concatenate([np.zeros((1, 2)), np.cumsum(moves, axis=0)])
         ax.plot(planned[:, 0], planned[:, 1], "--", color="0.5", label="commanded")
     half = t >= 0.5 * t[-1] if len(t) else np.zeros(0, bool)
-    heading = np.array([yaw_of(q) for q in log["base_quat"][half]]) if "base_quat" in log else []
+    heading = yaw_of(log["base_quat"][half]) if "base_quat" in log else []
     radius = turn_radius(xy[half], heading) if len(heading) else None
     ax.set_title("Path from above" + (f" (turn radius {radius:.2f} m)" if radius else ""))
     ax.set_xlabel("x [m]")

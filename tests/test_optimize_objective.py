@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from quadsim.controller.kinematics import yaw_of
 from quadsim.mocap.footfalls import analyze_footfalls
 from quadsim.mocap.motion import FEET
 from quadsim.optimize.errors import ObjectiveError
@@ -21,7 +22,6 @@ from quadsim.optimize.objective import (
     fall_penalty,
     marker_distance,
     match_markers,
-    yaw_from_quat_xyzw,
 )
 from quadsim.optimize.reference import extract_strides, synthetic_reference
 
@@ -139,7 +139,7 @@ def test_f_r_heading_error_in_degrees() -> None:
     assert f_r(_yaw_quat(yaw)) == pytest.approx(10.0)
     assert f_r(_yaw_quat(np.full(50, math.radians(350.0)))) == pytest.approx(10.0)
     assert f_r(_yaw_quat(yaw), heading_cmd_deg=10.0) == pytest.approx(0.0, abs=1e-9)
-    np.testing.assert_allclose(yaw_from_quat_xyzw(_yaw_quat(yaw)), yaw)
+    np.testing.assert_allclose(yaw_of(_yaw_quat(yaw)), yaw)
 
 
 def test_fall_penalty_is_large_finite_and_ranks_survival() -> None:

@@ -57,7 +57,7 @@ def _turn(seed: int) -> tuple:
         "trot", TURN_SPEED, 20.0, seed=seed, log_hz=50.0, turn_rate_dps=TURN_RATE_DPS
     )
     log = result.log
-    yaw = np.array([yaw_of(q) for q in log["base_quat"]])
+    yaw = yaw_of(log["base_quat"])
     err = np.degrees(np.abs((yaw - log["heading_cmd"] + math.pi) % (2 * math.pi) - math.pi))
     return seed, summary, float(err[log["t"] >= 2.0].max()) if len(err) else math.inf
 
