@@ -32,12 +32,30 @@ def touchdowns(t: np.ndarray, contact: np.ndarray) -> list[np.ndarray]:
 
 
 def clean_contacts(
-    t: np.ndarray, contact: np.ndarray, min_stance_s: float = 0.02, max_bounce_s: float = 0.03
+    t: np.ndarray,
+    contact: np.ndarray,
+    min_stance_s: float = 0.02,
+    max_bounce_s: float = 0.03,
+    periodic: bool = False,
 ) -> np.ndarray:
-    """Contacts with gaps shorter than `max_bounce_s` [s] filled (a foot bouncing as it
-    lands), then contacts shorter than `min_stance_s` [s] dropped (a foot skimming)."""
-    c = ~_drop_short_runs(~np.asarray(contact, dtype=bool), t, max_bounce_s)
-    return _drop_short_runs(c, t, min_stance_s)
+    """The stance of each foot from raw contacts (T, k): the one stance detector of runs,
+    motion capture (quadsim.mocap.footfalls.detect_stance) and the tests. Gaps shorter than
+    `max_bounce_s` [s] are filled (a foot bouncing as it lands), then stances shorter than
+    `min_stance_s` [s] dropped (a foot skimming). periodic: the samples are one cycle that
+    wraps around."""
+    c = np.asarray(contact, dtype=bool)
+    if not periodic:
+        c = ~_drop_short_runs(~c, t, max_bounce_s)
+        return _drop_short_runs(c, t, min_stance_s)
+    out = c.copy()
+    for k in range(c.shape[1]):
+        col = c[:, k]
+        if col.all() or not col.any():
+            continue
+        shift = int(np.argmax(col != col[-1]))  # a run starts here: no run wraps after the roll
+        rolled = clean_contacts(t, np.roll(col, -shift)[:, None], min_stance_s, max_bounce_s)
+        out[:, k] = np.roll(rolled[:, 0], shift)
+    return out
 
 
 def footfall_stats(

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from quadsim.gaits.footfalls import clean_contacts
 from quadsim.mocap.errors import ReferenceAnalysisError
 from quadsim.mocap.motion import FEET, TOE_MARKERS, ReferenceMotion, root_marker
 
@@ -71,28 +72,6 @@ def _horizontal_speed(pos: np.ndarray, t: np.ndarray) -> np.ndarray:
     return np.hypot(v[:, 0], v[:, 1])
 
 
-def _clean_runs(mask: np.ndarray, min_run: int, periodic: bool) -> np.ndarray:
-    """Flip runs shorter than ``min_run`` frames (debounce)."""
-    m = mask.copy()
-    n = len(m)
-    if min_run <= 1 or n == 0:
-        return m
-    for _ in range(2):
-        if periodic and not (m.all() or (~m).all()):
-            shift = int(np.argmax(m != m[-1]))  # start of a run
-            r = np.roll(m, -shift)
-            r = _clean_runs(r, min_run, periodic=False)
-            m = np.roll(r, shift)
-            continue
-        edges = np.flatnonzero(np.diff(m.astype(np.int8))) + 1
-        bounds = np.concatenate([[0], edges, [n]])
-        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-            inner = a > 0 and b < n
-            if b - a < min_run and (inner or periodic):
-                m[a:b] = ~m[a]
-    return m
-
-
 def detect_stance(
     motion: ReferenceMotion,
     *,
@@ -114,7 +93,7 @@ def detect_stance(
         root = root_marker(motion)
         body = float(np.median(_horizontal_speed(motion.marker(root), t))) if root else 0.0
         contact_speed_mps = min(1.0, max(0.3, 0.8 * body))
-    out = np.zeros((motion.n_frames, len(FEET)), dtype=bool)
+    raw = np.zeros((motion.n_frames, len(FEET)), dtype=bool)
     for j, foot in enumerate(FEET):
         toe = motion.marker(TOE_MARKERS[foot])
         slow = _horizontal_speed(toe, t) < contact_speed_mps
@@ -124,8 +103,10 @@ def detect_stance(
         else:
             ground = ground_z_m
         low = toe[:, 2] - ground < contact_height_m
-        out[:, j] = _clean_runs(low & slow, min_run_frames, periodic)
-    return out
+        raw[:, j] = low & slow
+    # the stance detector the run summary uses, with runs under min_run_frames flipped
+    shortest_s = min_run_frames / motion.fps
+    return clean_contacts(t, raw, shortest_s, shortest_s, periodic=periodic)
 
 
 def _circ_mean01(x: np.ndarray) -> float:
