@@ -10,6 +10,7 @@ from typing import Protocol
 
 import numpy as np
 
+from quadsim.controller.errors import SimError
 from quadsim.controller.kinematics import yaw_of
 from quadsim.controller.pd import ServoCommand
 from quadsim.controller.recording import VideoRecorder
@@ -104,6 +105,10 @@ class RunResult:
     contact_t: np.ndarray
 
 
+# the longest run: its log (200 Hz) then holds about 0.2 GB
+MAX_DURATION_S = 600.0
+
+
 def run_episode(
     world: World,
     controller: Controller,
@@ -125,6 +130,10 @@ def run_episode(
     the dog falls or the simulation becomes unstable; never raises for that.
     `progress(fraction_done)` is called about 100 times.
     """
+    if not 0.0 < duration_s <= MAX_DURATION_S:
+        raise SimError(
+            f"a run lasts more than 0 and at most {MAX_DURATION_S:g} s, got {duration_s:g} s"
+        )
     substeps = max(int(round(1.0 / (control_hz * world.dt))), 1)
     control_dt = substeps * world.dt
     steps = int(round(duration_s / control_dt))

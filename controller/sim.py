@@ -58,6 +58,7 @@ MAX_JOINT_SPEED = 200.0  # [rad/s]
 PLANE_HALF_M = 100.0  # plane.urdf's collision box reaches this far from the origin [m]
 GROUND_EXTENT_M = 10_000.0  # the flat ground, extended, reaches this far [m]
 GROUND_SLAB_HALF_M = 5.0  # half the thickness of the ground's boxes, as plane.urdf's [m]
+MAX_PUSH_N, MAX_PUSH_S = 5000.0, 2.0  # beyond these a push is a typo, not a test
 # of a pybullet link state: frame position, quaternion, velocity, angular velocity
 _LINK_MOTION = itemgetter(4, 5, 6, 7)
 
@@ -78,6 +79,11 @@ class Push:
             )
         if self.start < 0 or not all(math.isfinite(f) for f in self.force):
             raise SimError(f"push needs a start time >= 0 and a finite force, got {self}")
+        if math.hypot(*self.force) > MAX_PUSH_N or self.duration > MAX_PUSH_S:
+            raise SimError(
+                f"a push is at most {MAX_PUSH_N:g} N (15 times the shepherd's weight) for at "
+                f"most {MAX_PUSH_S:g} s, got {self.force} N for {self.duration:g} s"
+            )
 
 
 class World:

@@ -20,6 +20,8 @@ from quadsim.models import DogSpec
 CONTROL_DT = 1e-3  # [s] the controller runs at 1 kHz; the joint servo at the physics rate
 AUTO = "auto"  # the gait name that lets the speed choose the gait
 START_POSE_NOISE_RAD = 0.01  # seeded jitter of the start pose: seeds give different runs
+MAX_TURN_RATE_DPS = 360.0  # a full turn a second: far beyond what a dog does running
+GAIT_DOG = "shepherd"  # the dog the gait presets are tuned for
 
 
 def simulate(
@@ -42,6 +44,7 @@ def simulate(
     turning at `turn_rate_dps` [deg/s] or along `heading_deg` (a Profile of time); returns
     the run and its summary (DESIGN.md's run-summary contract, plus `gaits_used` for "auto"
     and `turn_radius_m`). Raises GaitError for an unknown gait or a speed outside the band."""
+    _check_inputs(seed, turn_rate_dps, spec)
     speed = speed_mps if isinstance(speed_mps, Profile) else Profile.constant(speed_mps)
     schedule = None
     if params == AUTO:
@@ -97,6 +100,23 @@ def simulate(
     return result, summary
 
 
+def _check_inputs(seed: int, turn_rate_dps: float, spec: DogSpec | str) -> None:
+    from quadsim.controller.errors import SimError
+
+    if not (isinstance(seed, int | np.integer) and seed >= 0):
+        raise SimError(f"seed must be a whole number >= 0, got {seed!r}")
+    if not abs(turn_rate_dps) <= MAX_TURN_RATE_DPS:
+        raise SimError(
+            f"turn rate must be within +-{MAX_TURN_RATE_DPS:g} deg/s, got {turn_rate_dps:g}"
+        )
+    name = spec if isinstance(spec, str) else spec.name
+    if name != GAIT_DOG:
+        raise SimError(
+            f"the gaits are tuned for the {GAIT_DOG!r} dog and not yet scaled to {name!r} "
+            f"(quadsim stand and quadsim model take any preset)"
+        )
+
+
 def parse_push(text: str) -> Push:
     """A push from "T:FX,FY,FZ:DUR" (time [s], force [N] in the world frame, duration [s])."""
     from quadsim.controller.errors import SimError
@@ -108,9 +128,10 @@ def parse_push(text: str) -> Push:
         force = tuple(float(f) for f in parts[1].split(","))
         if len(force) != 3:
             raise ValueError
-        return Push(start=float(parts[0]), force=force, duration=float(parts[2]))  # type: ignore[arg-type]
+        start, duration = float(parts[0]), float(parts[2])
     except ValueError:
         raise SimError(
             f"push {text!r} must look like T:FX,FY,FZ:DUR, e.g. 10:0,200,0:0.1 "
             "(time s, force N, duration s)"
         ) from None
+    return Push(start=start, force=force, duration=duration)  # type: ignore[arg-type]

@@ -48,6 +48,7 @@ __all__ = [
 ]
 
 EXECUTOR_CHOICES = "serial, local, dask-local, dask://HOST:PORT"
+CONNECT_TIMEOUT_S = 10.0  # how long a dask:// scheduler may take to answer
 
 
 class SerialExecutor(Executor):
@@ -137,7 +138,14 @@ class DaskExecutor(Executor):
             self.client = Client(self._cluster)
             self._n = n
         else:
-            self.client = Client(address, timeout="20s")
+            try:
+                self.client = Client(address, timeout=f"{CONNECT_TIMEOUT_S:g}s")
+            except OSError as exc:  # dask's TimeoutError and refused connections
+                raise ExecutorSpecError(
+                    f"no Dask scheduler answers at {address} within {CONNECT_TIMEOUT_S:g} s "
+                    f"({type(exc).__name__}); start one (`dask scheduler`) or choose "
+                    f"another executor: {EXECUTOR_CHOICES}"
+                ) from None
             self._n = max(1, len(self.client.scheduler_info().get("workers", {})))
         self._ex = self.client.get_executor(pure=False)
 

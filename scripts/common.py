@@ -29,6 +29,17 @@ def positive_float(text: str) -> float:
     return value
 
 
+def seed_number(text: str) -> int:
+    """argparse type: a whole number >= 0 (numpy's generators take no negative seeds)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
 def writable_path(path: str | Path, suffixes: tuple[str, ...] = ()) -> Path:
     """Check early that `path` can be written (so a long run is not lost at the end)."""
     p = Path(path)
@@ -53,7 +64,7 @@ def add_run_outputs(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="simulated time [s] (default 20)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=seed_number, default=0, help="random seed (default 0)")
     parser.add_argument("--json", action="store_true", help="print the run summary as JSON")
     parser.add_argument("--log", metavar="FILE.npz", help="write the run log (arrays) here")
     parser.add_argument("--record", metavar="FILE.mp4", help="record a video (30 fps)")

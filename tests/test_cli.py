@@ -57,6 +57,13 @@ def test_model_info_and_urdf(tmp_path: Path) -> None:
         (["stand", "--log", "/no/such/folder/x.npz"], "does not exist"),
         (["stand", "--record", "/no/such/folder/x.mp4"], "does not exist"),
         (["stand", "--record", "video.avi"], ".mp4"),
+        (["stand", "--duration", "1e12"], "at most 600 s"),
+        (["stand", "--seed", "-5"], "must be >= 0"),
+        (["run", "--gait", "trot", "--speed", "2", "--seed", "-5"], "must be >= 0"),
+        (["run", "--gait", "trot", "--duration", "1e12"], "at most 600 s"),
+        (["run", "--gait", "trot", "--turn-rate", "1e6"], "within +-360 deg/s"),
+        (["run", "--gait", "trot", "--push", "0.5:1e9,0,0:0.1"], "at most 5000 N"),
+        (["run", "--gait", "walk", "--speed", "0.8", "--preset", "small"], "not yet scaled"),
     ],
 )
 def test_bad_input_is_one_line_on_stderr_and_exit_2(args: list[str], expected: str) -> None:

@@ -70,6 +70,15 @@ def test_missing_dask_is_a_clear_error(monkeypatch) -> None:
         make_executor("dask-local", 1)
 
 
+def test_an_unreachable_scheduler_is_one_clear_error_naming_its_address(monkeypatch) -> None:
+    pytest.importorskip("distributed")
+    from quadsim.optimize import executors
+
+    monkeypatch.setattr(executors, "CONNECT_TIMEOUT_S", 1.0)
+    with pytest.raises(ExecutorSpecError, match=r"no Dask scheduler answers at tcp://127.0.0.1:1 "):
+        make_executor("dask://127.0.0.1:1")
+
+
 def test_dask_local_cluster_evaluates_and_penalizes() -> None:
     pytest.importorskip("distributed")
     ex = make_executor("dask-local", 2)
