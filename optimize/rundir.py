@@ -76,8 +76,15 @@ def saved_arguments(run_dir: str | Path) -> dict[str, Any]:
     return saved
 
 
+def _is_path(arg: str, value: Any) -> bool:
+    """Whether an argument's value names a file (a reference, or a gait TOML file)."""
+    return value is not None and (
+        arg == "reference" or (arg == "gait" and str(value).endswith(".toml"))
+    )
+
+
 def _same(arg: str, given: Any, saved: Any) -> bool:
-    if arg == "reference" and given is not None and saved is not None:
+    if _is_path(arg, given) and _is_path(arg, saved):
         return Path(given).resolve() == Path(saved).resolve()
     if isinstance(given, float) or isinstance(saved, float):
         return given is not None and saved is not None and math.isclose(given, saved)
@@ -175,8 +182,10 @@ def settle_arguments(args: argparse.Namespace) -> None:
         raise RunDirError(
             "quadsim optimize needs --gait and --out (or --resume RUN_DIR, or --status RUN_DIR)"
         )
-    elif args.reference is not None:  # workers may run elsewhere (Dask): an absolute path
-        args.reference = str(Path(args.reference).resolve())
+    else:  # files as absolute paths: Dask workers, and a resume, may run elsewhere
+        for name in ("reference", "gait"):
+            if _is_path(name, getattr(args, name)):
+                setattr(args, name, str(Path(getattr(args, name)).resolve()))
     for name, value in DEFAULTS.items():
         if getattr(args, name) is None:
             setattr(args, name, value)

@@ -23,7 +23,9 @@ from quadsim.optimize.rundir import (
     settle_arguments,
     status_text,
 )
+from quadsim.optimize.sim_eval import SETTLE_S
 
+MIN_EPISODE_S = SETTLE_S + 1.0  # [s] a scored second after the start
 HIDDEN_OBJECTIVES = ("sim", "sphere")
 
 
@@ -109,8 +111,11 @@ def run(args: argparse.Namespace) -> int:
     settle_arguments(args)
     if args.evals < 1:
         raise OptimizeError(f"--evals must be >= 1, got {args.evals}")
-    if not args.episode_s > 0:
-        raise OptimizeError(f"--episode-s must be positive, got {args.episode_s}")
+    if not args.episode_s >= MIN_EPISODE_S:
+        raise OptimizeError(
+            f"--episode-s must be at least {MIN_EPISODE_S:g} s (the first {SETTLE_S:g} s, "
+            f"the start from standing, are not scored), got {args.episode_s}"
+        )
     fn, problem, finish = optimization_problem(args)
     config = RunConfig(
         **problem,

@@ -86,6 +86,9 @@ def test_optimize_bad_executor_is_a_value_error(tmp_path: Path) -> None:
     a = _opt(tmp_path / "y", "--evals", "0")
     with pytest.raises(OptimizeError):
         a.func(a)
+    a = _opt(tmp_path / "z", "--episode-s", "1")
+    with pytest.raises(OptimizeError, match="--episode-s must be at least 3 s"):
+        a.func(a)
 
 
 def test_reference_json_and_plot(tmp_path: Path, capsys) -> None:
@@ -259,3 +262,24 @@ def test_a_missing_or_malformed_reference_stops_before_any_evaluation(
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and reference.name in err
         assert not (out / "history.csv").exists()
+
+
+def test_a_gait_file_is_saved_as_an_absolute_path_so_a_resume_may_run_elsewhere(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir(), elsewhere.mkdir()
+    monkeypatch.chdir(here)
+    argv = ["optimize", "--gait", "my.toml", "--objective", "sphere", "--dim", "4"]
+    assert main([*argv, "--executor", "serial", "--evals", "8", "--out", "run", "--quiet"]) == 0
+    assert json.loads((here / "run/config.json").read_text())["gait"] == str(here / "my.toml")
+    monkeypatch.chdir(elsewhere)
+    run_dir = str(here / "run")
+    # the same file named from another directory is the same run; another file is not
+    assert main(["optimize", "--resume", run_dir, "--gait", "../here/my.toml", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["optimize", "--resume", run_dir, "--gait", "my.toml", "--evals", "16"]) == 2
+    err = capsys.readouterr().err
+    assert f"--gait my.toml differs from the run's '{here / 'my.toml'}'" in err
+    assert main(["optimize", "--resume", run_dir, "--evals", "16", "--quiet"]) == 0
+    assert [int(r["generation"]) for r in _history(here / "run")] == [1, 2]
