@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import argparse
 import functools
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from quadsim.optimize.errors import OptimizeError
 from quadsim.optimize.rundir import command_line, git_commit
+
+if TYPE_CHECKING:
+    from quadsim.optimize.cmaes import RunConfig
 
 VIDEO_S = 10.0  # [s] length of the video of the best gait
 
@@ -93,3 +97,43 @@ def optimization_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, 
         return path
 
     return fn, {"gait": args.gait, "dim": len(names), "free_names": names, "x0": tuple(x0)}, finish
+
+
+def run_config(args: argparse.Namespace, problem: dict[str, Any]) -> RunConfig:
+    """The RunConfig of the `quadsim optimize` arguments (checked) and the problem's fields."""
+    from quadsim.optimize.cmaes import RunConfig
+    from quadsim.optimize.sim_eval import SETTLE_S
+
+    if args.evals < 1:
+        raise OptimizeError(f"--evals must be >= 1, got {args.evals}")
+    if not args.episode_s >= SETTLE_S + 1.0:  # a scored second after the start
+        raise OptimizeError(
+            f"--episode-s must be at least {SETTLE_S + 1.0:g} s (the first {SETTLE_S:g} s, "
+            f"the start from standing, are not scored), got {args.episode_s}"
+        )
+    config = RunConfig(
+        **problem,
+        popsize=args.popsize,
+        sigma0=args.sigma,
+        seed=args.seed,
+        max_evals=args.evals,
+        seeds_per_candidate=args.seeds_per_candidate,
+        pushes=args.pushes,
+        ipop_restarts=args.ipop,
+        timeout_s=args.timeout,
+        meta={
+            "reference": str(args.reference) if args.reference else None,
+            "objective": args.objective,
+            "speed_mps": args.speed,
+            "episode_s": args.episode_s,
+            "free": args.free,
+        },
+    )
+    if args.seeds_per_candidate > 1 and args.evals % args.seeds_per_candidate:
+        whole = -(-args.evals // args.seeds_per_candidate) * args.seeds_per_candidate
+        print(
+            f"note: candidates are scored on {args.seeds_per_candidate} seeds each, so the "
+            f"budget of {args.evals} evaluations is rounded up to {whole}",
+            file=sys.stderr,
+        )
+    return config

@@ -15,17 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from quadsim.optimize.errors import OptimizeError
-from quadsim.optimize.problem import VIDEO_S, optimization_problem
+from quadsim.optimize.problem import VIDEO_S, optimization_problem, run_config
 from quadsim.optimize.rundir import (
     EPISODE_S,
     run_status,
     settle_arguments,
     status_text,
 )
-from quadsim.optimize.sim_eval import SETTLE_S
 
-MIN_EPISODE_S = SETTLE_S + 1.0  # [s] a scored second after the start
 HIDDEN_OBJECTIVES = ("sim", "sphere")
 
 
@@ -101,7 +98,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run or resume an optimization; prints the best score and where the results are."""
-    from quadsim.optimize.cmaes import RunConfig, resume
+    from quadsim.optimize.cmaes import resume
     from quadsim.optimize.cmaes import run as cma_run
     from quadsim.optimize.executors import make_executor
 
@@ -109,39 +106,8 @@ def run(args: argparse.Namespace) -> int:
         print(status_text(run_status(args.status)))
         return 0
     settle_arguments(args)
-    if args.evals < 1:
-        raise OptimizeError(f"--evals must be >= 1, got {args.evals}")
-    if not args.episode_s >= MIN_EPISODE_S:
-        raise OptimizeError(
-            f"--episode-s must be at least {MIN_EPISODE_S:g} s (the first {SETTLE_S:g} s, "
-            f"the start from standing, are not scored), got {args.episode_s}"
-        )
     fn, problem, finish = optimization_problem(args)
-    config = RunConfig(
-        **problem,
-        popsize=args.popsize,
-        sigma0=args.sigma,
-        seed=args.seed,
-        max_evals=args.evals,
-        seeds_per_candidate=args.seeds_per_candidate,
-        pushes=args.pushes,
-        ipop_restarts=args.ipop,
-        timeout_s=args.timeout,
-        meta={
-            "reference": str(args.reference) if args.reference else None,
-            "objective": args.objective,
-            "speed_mps": args.speed,
-            "episode_s": args.episode_s,
-            "free": args.free,
-        },
-    )
-    if args.seeds_per_candidate > 1 and args.evals % args.seeds_per_candidate:
-        whole = -(-args.evals // args.seeds_per_candidate) * args.seeds_per_candidate
-        print(
-            f"note: candidates are scored on {args.seeds_per_candidate} seeds each, so the "
-            f"budget of {args.evals} evaluations is rounded up to {whole}",
-            file=sys.stderr,
-        )
+    config = run_config(args, problem)
     executor = make_executor(args.executor, args.workers)
     try:
         if args.resume:
