@@ -14,6 +14,8 @@ from quadsim.controller.state import DogState
 from quadsim.gaits.schedule import GaitSchedule
 
 REBLEND_MPS = 0.01  # the blended gait is recomputed when the ramped speed moved this much
+HEADING_GAIN_PER_S = 2.0  # a heading profile: the aim closes on the profile at this rate
+MAX_CATCH_UP_DPS = 90.0  # ... turning at most this much faster than the profile
 
 
 class Driver:
@@ -42,8 +44,17 @@ class Driver:
     def step(self, state: DogState) -> ServoCommand:
         c = self.controller
         c.command.speed_mps = self.speed(state.t)
-        rate = self.heading.slope(state.t) if self.heading is not None else self.turn_rate_dps
-        c.command.turn_rate_rps = math.radians(rate)
+        if self.heading is None:
+            c.command.turn_rate_rps = math.radians(self.turn_rate_dps)
+        else:  # the profile's rate, plus closing on its heading (the start has no rate)
+            behind = math.radians(self.heading(state.t)) - c.state.heading
+            behind = (behind + math.pi) % (2.0 * math.pi) - math.pi
+            catch_up = max(
+                -1.0, min(1.0, HEADING_GAIN_PER_S * behind / math.radians(MAX_CATCH_UP_DPS))
+            )
+            c.command.turn_rate_rps = math.radians(
+                self.heading.slope(state.t) + MAX_CATCH_UP_DPS * catch_up
+            )
         if self.schedule is not None and not abs(c.speed_now - self._blend_speed) < REBLEND_MPS:
             blend = self.schedule.at(c.speed_now)
             if blend.params is not c.params:  # inside a band the preset stays as it is
@@ -63,6 +74,8 @@ class Driver:
 
     def log_fields(self, state: DogState) -> dict[str, float | np.ndarray]:
         out = self.controller.log_fields(state)
+        if self.heading is not None:  # what the user commanded, not the aim that chases it
+            out["heading_cmd"] = math.radians(self.heading(state.t))
         if self.schedule is not None:
             out["gait_index"] = float(self.gait_index)
         return out

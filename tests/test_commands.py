@@ -238,3 +238,22 @@ def test_video_caption_is_written_in_the_top_left_corner_only() -> None:
     rows, cols = np.nonzero(changed)
     assert rows.max() < 60 and cols.max() < 400  # a caption box in the corner
     assert changed.sum() > 1000  # with text in it
+
+
+def test_a_heading_profile_reaches_its_headings_and_is_what_the_error_measures() -> None:
+    from quadsim.controller.kinematics import yaw_of
+    from quadsim.controller.simulate import simulate
+
+    profile = Profile.parse("0:0,1:90", "heading", "deg")
+    result, summary = simulate("trot", 2.0, 6.0, seed=0, heading_deg=profile)
+    log = result.log
+    assert not summary["fell"]
+    yaw = np.degrees(yaw_of(log["base_quat"]))
+    commanded = np.array([profile(t) for t in log["t"]])
+    np.testing.assert_allclose(np.degrees(log["heading_cmd"]), commanded)
+    # the dog starts from standing: it may lag the profile, but not stay behind it
+    late = log["t"] >= 3.0
+    assert np.all(np.abs(yaw[late] - 90.0) < 10.0)
+    half = log["t"] >= 3.0
+    error = np.mean(np.abs((yaw[half] - commanded[half] + 180.0) % 360.0 - 180.0))
+    assert summary["heading_error_deg"] == pytest.approx(error, abs=0.01)
