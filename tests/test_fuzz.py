@@ -1,0 +1,148 @@
+"""Random and mutated input never gives a traceback: the command line, the profile and push
+parsers and the gait-file loader either accept it or name the problem (QuadsimError)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from quadsim import QuadsimError
+from quadsim.controller.profile import Profile
+from quadsim.controller.simulate import parse_push
+from quadsim.gaits.params import PRESET_DIR, GaitParams
+from quadsim.scripts import cli, run_cmd, stand_cmd
+
+FUZZ = settings(max_examples=150, deadline=None, derandomize=True)
+numbers = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.integers(-(10**15), 10**15).map(str),
+    st.sampled_from(["", "-", "1e999", "nan", "0x10", "1_000", " 2", "2,5", "∞"]),
+)
+words = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+values = st.one_of(numbers, words)
+
+
+def _knots(parts: list[tuple[str, str]]) -> str:
+    return ",".join(f"{t}:{v}" for t, v in parts)
+
+
+@FUZZ
+@given(st.one_of(words, st.lists(st.tuples(values, values), max_size=5).map(_knots)))
+def test_profiles_parse_or_name_the_problem(text: str) -> None:
+    try:
+        profile = Profile.parse(text, "speed", "m/s")
+    except QuadsimError as exc:
+        assert str(exc)
+    else:
+        assert profile(0.0) == profile(0.0)  # a number, not NaN
+
+
+@FUZZ
+@given(st.lists(values, min_size=1, max_size=6).map(":".join))
+def test_pushes_parse_or_name_the_problem(text: str) -> None:
+    try:
+        parse_push(text)
+    except QuadsimError as exc:
+        assert "push" in str(exc)
+
+
+class Reached(Exception):
+    """The command got past its checks to the simulation."""
+
+
+OPTIONS = {
+    "run": [
+        "--gait",
+        "--speed",
+        "--speed-profile",
+        "--turn-rate",
+        "--heading-profile",
+        "--push",
+        "--duration",
+        "--seed",
+        "--preset",
+        "--params",
+        "--log",
+        "--record",
+    ],
+    "stand": ["--duration", "--seed", "--preset", "--log", "--record"],
+}
+
+
+@settings(
+    max_examples=200,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.sampled_from(sorted(OPTIONS)).flatmap(
+        lambda cmd: st.tuples(
+            st.just(cmd),
+            st.lists(st.tuples(st.sampled_from(OPTIONS[cmd]), values), max_size=4),
+        )
+    )
+)
+def test_the_command_line_accepts_or_names_the_problem(monkeypatch, capsys, case) -> None:
+    def reached(*args: object, **kwargs: object) -> None:
+        raise Reached
+
+    monkeypatch.setattr(run_cmd, "simulate", reached)
+    monkeypatch.setattr(stand_cmd, "run_episode", reached)
+    command, options = case
+    argv = [command] + [word for option, value in options for word in (option, value)]
+    try:
+        status = cli.main(argv)
+    except Reached:
+        event("reached the simulation")
+        return
+    except SystemExit as exc:  # argparse: usage and one line, status 2
+        event("refused by argparse")
+        assert exc.code == 2
+        assert "error:" in capsys.readouterr().err
+        return
+    event("refused by quadsim")
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith(f"quadsim {command}: error: "), err
+    assert len(err.strip().splitlines()) == 1
+
+
+def _mutations() -> st.SearchStrategy:
+    lines = [
+        (name, (PRESET_DIR / f"{name}.toml").read_text().splitlines())
+        for name in ("trot", "rotary-gallop")
+    ]
+
+    def mutate(data: tuple[int, int, int, str]) -> str:
+        which, kind, at, text = data
+        name, doc = lines[which % len(lines)]
+        doc = list(doc)
+        k = at % len(doc)
+        if kind == 0:
+            del doc[k]
+        elif kind == 1:
+            doc[k] = doc[k].split("=")[0] + "= " + text if "=" in doc[k] else text
+        elif kind == 2:
+            doc.insert(k, doc[k])
+        else:
+            doc[k] = doc[k].replace("LF", text).replace("0.", text, 1)
+        return "\n".join(doc)
+
+    return st.tuples(st.integers(0, 1), st.integers(0, 3), st.integers(0, 200), values).map(mutate)
+
+
+@FUZZ
+@given(text=_mutations())
+def test_mutated_gait_files_load_or_name_the_problem(text: str, tmp_path_factory) -> None:
+    path = Path(tmp_path_factory.mktemp("gait")) / "mutated.toml"
+    path.write_text(text)
+    try:
+        gait = GaitParams.load(path)
+    except QuadsimError as exc:
+        assert "mutated.toml" in str(exc) or "gait" in str(exc)
+    else:  # what loads is a valid gait: it builds its graph and writes a file that loads
+        gait.graph()
+        GaitParams.from_dict(tomllib.loads(gait.to_toml()))
