@@ -384,8 +384,15 @@ def resume(
 
 
 def _save(rd: Path, state: dict[str, Any]) -> None:
-    _atomic_write(rd / CHECKPOINT, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
-    _atomic_write(rd / HISTORY, _history_csv(state["history"]))
+    try:
+        _atomic_write(rd / CHECKPOINT, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+        _atomic_write(rd / HISTORY, _history_csv(state["history"]))
+    except OSError as exc:  # a full disk, a lost mount: the last checkpoint is still whole
+        raise RunDirError(
+            f"cannot write the checkpoint of generation {state['generation']} in {rd} "
+            f"({exc.strerror or exc}); the checkpoint before it is intact: make room and "
+            f"continue with quadsim optimize --resume {rd}"
+        ) from None
 
 
 def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  # noqa: ANN001

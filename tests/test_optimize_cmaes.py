@@ -207,3 +207,27 @@ def test_config_validation() -> None:
         RunConfig(dim=3, free_names=("a",))
     with pytest.raises(RunDirError, match="sigma0"):
         RunConfig(dim=3, sigma0=2.0)
+
+
+def test_a_checkpoint_that_cannot_be_written_keeps_the_one_before(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import errno
+
+    from quadsim.optimize import cmaes
+
+    rd = tmp_path / "full"
+    run(testfns.shifted_sphere, _cfg(max_evals=POP), rd, quiet=True)
+    before = (rd / "checkpoint.pkl").read_bytes()
+
+    def full_disk(src: str, dst: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cmaes.os, "replace", full_disk)
+    with pytest.raises(RunDirError, match=r"generation 2 .*No space left on device.*intact"):
+        resume(rd, testfns.shifted_sphere, max_evals=3 * POP, quiet=True)
+    monkeypatch.undo()
+    assert (rd / "checkpoint.pkl").read_bytes() == before
+    assert not [p.name for p in rd.iterdir() if p.suffix == ".tmp"]  # no half-written files
+    r = resume(rd, testfns.shifted_sphere, max_evals=3 * POP, quiet=True)
+    assert r.evals == 3 * POP and r.generations == 3
