@@ -1,0 +1,128 @@
+"""How hard a push each gait survives, from 8 directions: a table in docs/results.md (between
+its `bench_pushes` markers) and a polar plot per gait (docs/pushes.png).
+
+    python benchmarks/bench_pushes.py [--seeds 1] [--steps 4] [--max-force 1600] [--workers 2]
+
+Each gait runs at its nominal speed; at PUSH_AT_S a horizontal push of 0.1 s hits the chest
+from a direction every 45 degrees (0: from behind, pushing forward; 90: pushing left). The
+dog survives when it has not fallen RECOVER_S later. Per direction and seed the largest
+force survived is found by bisection between 0 and --max-force in --steps steps; the table
+gives the impulse [N*s] of the weakest seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench_gaits import NOMINAL, RESULTS, write_section
+
+import quadsim
+
+DIRECTIONS_DEG = tuple(range(0, 360, 45))
+PUSH_S = 0.1  # [s] the push's length
+PUSH_AT_S = 6.0  # [s] every gait is at its speed by then (1 m/s^2 from standing)
+RECOVER_S = 3.0  # [s] standing this long after the push is surviving it
+FIGURE = Path(__file__).resolve().parents[1] / "docs" / "pushes.png"
+
+
+def survives(gait: str, direction_deg: float, force_n: float, seed: int) -> bool:
+    """Whether the dog is still up RECOVER_S after the push."""
+    a = math.radians(direction_deg)
+    push = quadsim.Push(PUSH_AT_S, (force_n * math.cos(a), force_n * math.sin(a), 0.0), PUSH_S)
+    _, summary = quadsim.simulate(
+        gait, NOMINAL[gait], PUSH_AT_S + PUSH_S + RECOVER_S, seed=seed, pushes=[push], log_hz=20.0
+    )
+    return not summary["fell"]
+
+
+def largest_survived(job: tuple[str, float, int, int, float]) -> tuple[str, float, int, float]:
+    """Bisection of the force [N] between one that is survived and one that is not."""
+    gait, direction, seed, steps, max_force = job
+    low, high = 0.0, max_force
+    if survives(gait, direction, high, seed):
+        return gait, direction, seed, high
+    for _ in range(steps - 1):
+        middle = 0.5 * (low + high)
+        if survives(gait, direction, middle, seed):
+            low = middle
+        else:
+            high = middle
+    return gait, direction, seed, low
+
+
+def table(impulse: dict[str, dict[float, float]], max_force: float) -> list[str]:
+    head = " | ".join(f"{d}°" for d in DIRECTIONS_DEG)
+    lines = [f"| gait | {head} | weakest |", "|---" * (len(DIRECTIONS_DEG) + 2) + "|"]
+    for gait, by_direction in impulse.items():
+        cells = [
+            f"≥{v:.0f}" if v >= max_force * PUSH_S else f"{v:.0f}" for v in by_direction.values()
+        ]
+        lines.append(f"| {gait} | {' | '.join(cells)} | {min(by_direction.values()):.0f} |")
+    return lines
+
+
+def polar_plot(impulse: dict[str, dict[float, float]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 3, figsize=(11, 7.5), subplot_kw={"projection": "polar"})
+    for ax, (gait, by_direction) in zip(axes.ravel(), impulse.items(), strict=False):
+        angles = [math.radians(d) for d in by_direction] + [0.0]
+        values = [*by_direction.values(), next(iter(by_direction.values()))]
+        ax.plot(angles, values, "o-")
+        ax.fill(angles, values, alpha=0.2)
+        ax.set_title(f"{gait} at {NOMINAL[gait]:g} m/s", pad=12)
+        ax.set_theta_zero_location("E")  # 0 degrees: pushed forward, drawn to the right
+    fig.suptitle("Largest push survived [N·s], by the direction it pushes (0: forward, 90: left)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 (the weakest counts)")
+    ap.add_argument("--steps", type=int, default=4, help="simulations per bisection")
+    ap.add_argument("--max-force", type=float, default=1600.0, help="[N], the bisection's top")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--gaits", default=",".join(NOMINAL))
+    args = ap.parse_args()
+    gaits = args.gaits.split(",")
+    jobs = [
+        (g, d, s, args.steps, args.max_force)
+        for g in gaits
+        for d in DIRECTIONS_DEG
+        for s in range(args.seeds)
+    ]
+    impulse: dict[str, dict[float, float]] = {g: {} for g in gaits}
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        for gait, direction, _, force in pool.map(largest_survived, jobs):
+            kept = impulse[gait].get(direction, math.inf)
+            impulse[gait][direction] = min(kept, force * PUSH_S)
+    lines = table(impulse, args.max_force)
+    print("\n".join(lines))
+    polar_plot(impulse, FIGURE)
+    when = datetime.now(UTC).strftime("%Y-%m-%d")
+    step = args.max_force * PUSH_S / 2 ** (args.steps - 1)
+    body = [
+        "## Pushes survived",
+        "",
+        f"Measured {when} by `python benchmarks/bench_pushes.py --seeds {args.seeds} --steps "
+        f"{args.steps}`: the largest impulse [N·s] survived, a {PUSH_S:g} s horizontal push on "
+        f"the chest at {PUSH_AT_S:g} s, from each direction (0°: pushing forward, 90°: "
+        f"left), the weakest of seeds 0-{args.seeds - 1}, to within {step:.0f} N·s below; "
+        f"surviving: no fall within {RECOVER_S:g} s. Polar plots: [pushes.png](pushes.png).",
+        "",
+        *lines,
+    ]
+    write_section(RESULTS, "bench_pushes", body)
+
+
+if __name__ == "__main__":
+    main()
