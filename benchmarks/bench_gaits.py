@@ -86,9 +86,12 @@ def table(summaries: list[dict]) -> list[str]:
     return lines
 
 
-def write_section(path: Path, mark: str, body: list[str]) -> None:
+def write_section(path: Path, mark: str, title: str, how: str, lines: list[str]) -> None:
     """Replace the text between `<!-- mark -->` and `<!-- /mark -->` in `path` (appended if
-    the markers are not there yet)."""
+    the markers are not there yet) with a section `title`: today's date and `how` it was
+    measured, then `lines`."""
+    when = datetime.now(UTC).strftime("%Y-%m-%d")
+    body = [f"## {title}", "", f"Measured {when} by {how}", "", *lines]
     text = path.read_text() if path.exists() else "# Results\n"
     start, end = f"<!-- {mark} -->", f"<!-- /{mark} -->"
     block = "\n".join([start, *body, end])
@@ -120,17 +123,12 @@ def main() -> None:
         args.jsonl.write_text("".join(json.dumps(s) + "\n" for s in summaries))
     lines = table(summaries)
     print("\n".join(lines))
-    when = datetime.now(UTC).strftime("%Y-%m-%d")
-    body = [
-        "## Gaits at their nominal speeds",
-        "",
-        f"Measured {when} by `python benchmarks/bench_gaits.py` ({args.duration:g} s from "
-        f"standing, seeds 0-{args.seeds - 1}; mean (min to max) over the seeds; touchdown phases "
-        "in strides after the left hind foot's; realtime x: the best seed's whole run).",
-        "",
-        *lines,
-    ]
-    write_section(args.out, MARK, body)
+    how = (
+        f"`python benchmarks/bench_gaits.py` ({args.duration:g} s from standing, seeds "
+        f"0-{args.seeds - 1}; mean (min to max) over the seeds; touchdown phases in strides "
+        "after the left hind foot's; realtime x: the best seed's whole run)."
+    )
+    write_section(args.out, MARK, "Gaits at their nominal speeds", how, lines)
 
 
 if __name__ == "__main__":

@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import math
 from concurrent.futures import ProcessPoolExecutor
-from datetime import UTC, datetime
 from pathlib import Path
 
 from bench_gaits import NOMINAL, RESULTS, write_section
 
 import quadsim
+from quadsim.plots import plot_pushes_survived
 
 DIRECTIONS_DEG = tuple(range(0, 360, 45))
 PUSH_S = 0.1  # [s] the push's length
@@ -65,26 +65,6 @@ def table(impulse: dict[str, dict[float, float]], max_force: float) -> list[str]
     return lines
 
 
-def polar_plot(impulse: dict[str, dict[float, float]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(2, 3, figsize=(11, 7.5), subplot_kw={"projection": "polar"})
-    for ax, (gait, by_direction) in zip(axes.ravel(), impulse.items(), strict=False):
-        angles = [math.radians(d) for d in by_direction] + [0.0]
-        values = [*by_direction.values(), next(iter(by_direction.values()))]
-        ax.plot(angles, values, "o-")
-        ax.fill(angles, values, alpha=0.2)
-        ax.set_title(f"{gait} at {NOMINAL[gait]:g} m/s", pad=12)
-        ax.set_theta_zero_location("E")  # 0 degrees: pushed forward, drawn to the right
-    fig.suptitle("Largest push survived [N·s], by the direction it pushes (0: forward, 90: left)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 (the weakest counts)")
@@ -107,21 +87,17 @@ def main() -> None:
             impulse[gait][direction] = min(kept, force * PUSH_S)
     lines = table(impulse, args.max_force)
     print("\n".join(lines))
-    polar_plot(impulse, FIGURE)
-    when = datetime.now(UTC).strftime("%Y-%m-%d")
+    titles = {g: f"{g} at {NOMINAL[g]:g} m/s" for g in gaits}
+    plot_pushes_survived({titles[g]: by_direction for g, by_direction in impulse.items()}, FIGURE)
     step = args.max_force * PUSH_S / 2 ** (args.steps - 1)
-    body = [
-        "## Pushes survived",
-        "",
-        f"Measured {when} by `python benchmarks/bench_pushes.py --seeds {args.seeds} --steps "
-        f"{args.steps}`: the largest impulse [N·s] survived, a {PUSH_S:g} s horizontal push on "
-        f"the chest at {PUSH_AT_S:g} s, from each direction (0°: pushing forward, 90°: "
-        f"left), the weakest of seeds 0-{args.seeds - 1}, to within {step:.0f} N·s below; "
-        f"surviving: no fall within {RECOVER_S:g} s. Polar plots: [pushes.png](pushes.png).",
-        "",
-        *lines,
-    ]
-    write_section(RESULTS, "bench_pushes", body)
+    how = (
+        f"`python benchmarks/bench_pushes.py --seeds {args.seeds} --steps {args.steps}`: the "
+        f"largest impulse [N·s] survived, a {PUSH_S:g} s horizontal push on the chest at "
+        f"{PUSH_AT_S:g} s, from each direction (0°: pushing forward, 90°: left), the weakest "
+        f"of seeds 0-{args.seeds - 1}, to within {step:.0f} N·s below; surviving: no fall "
+        f"within {RECOVER_S:g} s. Polar plots: [pushes.png](pushes.png)."
+    )
+    write_section(RESULTS, "bench_pushes", "Pushes survived", how, lines)
 
 
 if __name__ == "__main__":

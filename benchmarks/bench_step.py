@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from datetime import UTC, datetime
 
 from bench_gaits import NOMINAL, RESULTS, write_section
 
@@ -103,17 +102,12 @@ def main() -> None:
     lines = table(rows)
     print("\n".join(lines))
     if args.write:
-        when = datetime.now(UTC).strftime("%Y-%m-%d")
-        body = [
-            "## Where the time goes",
-            "",
-            f"Measured {when} by `python benchmarks/bench_step.py --write` ({args.seconds:g} s "
-            f"of each gait at its nominal speed, best of {args.repeats}; shares of the whole "
-            "run's wall time; physics: pybullet's stepSimulation at 4 kHz).",
-            "",
-            *lines,
-        ]
-        write_section(RESULTS, "bench_step", body)
+        how = (
+            f"`python benchmarks/bench_step.py --write` ({args.seconds:g} s of each gait at its "
+            f"nominal speed, best of {args.repeats}; shares of the whole run's wall time; "
+            "physics: pybullet's stepSimulation at 4 kHz)."
+        )
+        write_section(RESULTS, "bench_step", "Where the time goes", how, lines)
 
 
 if __name__ == "__main__":

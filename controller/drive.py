@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from quadsim.controller.kinematics import wrap_angle
 from quadsim.controller.loop import Controller
 from quadsim.controller.pd import ServoCommand
 from quadsim.controller.profile import Profile
@@ -15,7 +16,7 @@ from quadsim.gaits.schedule import GaitSchedule
 
 REBLEND_MPS = 0.01  # the blended gait is recomputed when the ramped speed moved this much
 HEADING_GAIN_PER_S = 2.0  # a heading profile: the aim closes on the profile at this rate
-MAX_CATCH_UP_DPS = 90.0  # ... turning at most this much faster than the profile
+MAX_CATCH_UP = math.radians(90.0)  # [rad/s] ... turning at most this much faster than it
 
 
 class Driver:
@@ -47,14 +48,9 @@ class Driver:
         if self.heading is None:
             c.command.turn_rate_rps = math.radians(self.turn_rate_dps)
         else:  # the profile's rate, plus closing on its heading (the start has no rate)
-            behind = math.radians(self.heading(state.t)) - c.state.heading
-            behind = (behind + math.pi) % (2.0 * math.pi) - math.pi
-            catch_up = max(
-                -1.0, min(1.0, HEADING_GAIN_PER_S * behind / math.radians(MAX_CATCH_UP_DPS))
-            )
-            c.command.turn_rate_rps = math.radians(
-                self.heading.slope(state.t) + MAX_CATCH_UP_DPS * catch_up
-            )
+            behind = wrap_angle(math.radians(self.heading(state.t)) - c.state.heading)
+            catch_up = min(max(HEADING_GAIN_PER_S * behind, -MAX_CATCH_UP), MAX_CATCH_UP)
+            c.command.turn_rate_rps = math.radians(self.heading.slope(state.t)) + catch_up
         if self.schedule is not None and not abs(c.speed_now - self._blend_speed) < REBLEND_MPS:
             blend = self.schedule.at(c.speed_now)
             if blend.params is not c.params:  # inside a band the preset stays as it is

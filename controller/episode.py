@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -11,7 +10,7 @@ from typing import Protocol
 import numpy as np
 
 from quadsim.controller.errors import SimError
-from quadsim.controller.kinematics import yaw_of
+from quadsim.controller.kinematics import wrap_angle, yaw_of
 from quadsim.controller.pd import ServoCommand
 from quadsim.controller.recording import VideoRecorder
 from quadsim.controller.sim import World
@@ -200,7 +199,9 @@ def summarize(
     # a turning dog follows a moving heading
     heading_cmd = log["heading_cmd"][half] if "heading_cmd" in log else 0.0
     heading_err = (
-        float(np.degrees(np.mean(np.abs(_wrap(heading - heading_cmd))))) if len(heading) else 0.0
+        float(np.degrees(np.mean(np.abs(wrap_angle(heading - heading_cmd)))))
+        if len(heading)
+        else 0.0
     )
     distance = float(np.sum(np.linalg.norm(np.diff(pos[:, :2], axis=0), axis=1))) if len(t) else 0
     feet = (
@@ -245,7 +246,7 @@ def forward_speed(log: dict) -> np.ndarray:
 def turn_radius(xy: np.ndarray, heading: np.ndarray, min_turn_rad: float = 0.35) -> float | None:
     """Radius [m] of the circle that best fits a path (least squares in the circle's
     algebraic form), or None when the heading turned less than `min_turn_rad` over it."""
-    turned = abs(float(np.sum(_wrap(np.diff(heading))))) if len(heading) > 1 else 0.0
+    turned = abs(float(np.sum(wrap_angle(np.diff(heading))))) if len(heading) > 1 else 0.0
     if turned < min_turn_rad or len(xy) < 3:
         return None
     x, y = xy[:, 0] - xy[:, 0].mean(), xy[:, 1] - xy[:, 1].mean()
@@ -253,7 +254,3 @@ def turn_radius(xy: np.ndarray, heading: np.ndarray, min_turn_rad: float = 0.35)
     A = np.stack([2 * x, 2 * y, np.ones_like(x)], axis=1)
     (a, b, c), *_ = np.linalg.lstsq(A, x * x + y * y, rcond=None)
     return round(float(np.sqrt(c + a * a + b * b)), 4)
-
-
-def _wrap(angle: np.ndarray) -> np.ndarray:
-    return (np.asarray(angle) + math.pi) % (2 * math.pi) - math.pi

@@ -6,6 +6,7 @@ fully described by its joint axes (local, unit) and the offsets between joints.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,6 +57,11 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # (take keeps the arrays C-ordered: einsum's rounding depends on its operands' layout)
     a_yzx, a_zxy = a.take(_YZX, axis=-1), a.take(_ZXY, axis=-1)
     return a_yzx * b.take(_ZXY, axis=-1) - a_zxy * b.take(_YZX, axis=-1)
+
+
+def wrap_angle(angle: float | np.ndarray) -> float | np.ndarray:
+    """`angle` [rad] onto [-pi, pi) (floats stay floats: the control step wraps scalars)."""
+    return (angle + math.pi) % (2 * math.pi) - math.pi
 
 
 def yaw_of(quat_xyzw: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from quadsim.controller.kinematics import quat_rows, static_gravity_torques
+from quadsim.controller.kinematics import quat_rows, static_gravity_torques, wrap_angle
 from quadsim.controller.pd import ServoCommand, gain_arrays
 from quadsim.controller.spine import pitch_yaw_quat
 from quadsim.controller.stand import leg_kinematics
@@ -405,7 +405,7 @@ class Controller:
         pitch_d = p["body_pitch_rad"] + dpitch
         R_d_rows = quat_rows(*pitch_yaw_quat(pitch_d, *_half_angle(heading.yaw)))
         R_d_per_frame = np.array([R_d_rows, R_d_rows])
-        yaw_err = [_wrap(heading.yaw - math.atan2(r[1][0], r[0][0])) for r in rows]
+        yaw_err = [wrap_angle(heading.yaw - math.atan2(r[1][0], r[0][0])) for r in rows]
         # the speed's slow integral: k_v alone leaves a steady shortfall against the legs'
         # losses; it adds to the desired velocity along the heading
         (fx, fy), (lx, ly) = heading.forward, heading.left
@@ -599,7 +599,3 @@ class Controller:
 
 def _half_angle(angle: float) -> tuple[float, float]:
     return math.cos(angle / 2), math.sin(angle / 2)
-
-
-def _wrap(angle: float) -> float:
-    return (angle + math.pi) % (2 * math.pi) - math.pi

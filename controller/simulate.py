@@ -9,6 +9,7 @@ import numpy as np
 
 from quadsim.controller.drive import Driver, gaits_used
 from quadsim.controller.episode import RunResult, run_episode, summarize
+from quadsim.controller.errors import SimError
 from quadsim.controller.loop import Controller
 from quadsim.controller.profile import Profile
 from quadsim.controller.recording import VideoRecorder
@@ -101,8 +102,6 @@ def simulate(
 
 
 def _check_inputs(seed: int, turn_rate_dps: float, spec: DogSpec | str) -> None:
-    from quadsim.controller.errors import SimError
-
     if not (isinstance(seed, int | np.integer) and seed >= 0):
         raise SimError(f"seed must be a whole number >= 0, got {seed!r}")
     if not abs(turn_rate_dps) <= MAX_TURN_RATE_DPS:
@@ -119,8 +118,6 @@ def _check_inputs(seed: int, turn_rate_dps: float, spec: DogSpec | str) -> None:
 
 def parse_push(text: str) -> Push:
     """A push from "T:FX,FY,FZ:DUR" (time [s], force [N] in the world frame, duration [s])."""
-    from quadsim.controller.errors import SimError
-
     parts = text.split(":")
     try:
         if len(parts) != 3:

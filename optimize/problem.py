@@ -41,20 +41,14 @@ def optimization_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, 
             finish,
         )
 
-    try:
-        from quadsim.gaits.params import GaitParams
-    except ImportError as e:
-        raise OptimizeError(f"gait parameters are not available yet (gaits.params: {e})") from e
+    from quadsim.gaits.params import GaitParams
+
     template = GaitParams.load(args.gait)
     if args.free:
-        names_req = [n.strip() for n in args.free.split(",") if n.strip()]
-        with_free = getattr(template, "with_free", None)
-        if with_free is None:
-            raise OptimizeError("this GaitParams cannot choose free parameters (--free)")
-        template = with_free(names_req)
+        template = template.with_free([n.strip() for n in args.free.split(",") if n.strip()])
     names = tuple(template.free_names())
     x0 = np.clip(np.asarray(template.to_unit(), dtype=float), 0.0, 1.0)
-    from quadsim.optimize import sim_eval  # provided by the simulator side
+    from quadsim.optimize import sim_eval
 
     low, high = template.speed_band_mps
     if args.speed is not None and not low <= args.speed <= high:

@@ -174,8 +174,8 @@ def settle_arguments(args: argparse.Namespace) -> None:
         problems = differences(given, saved)
         if problems:
             raise RunDirError(f"{run_dir} holds another run: " + "; ".join(problems))
-        for name, value in saved.items():
-            if getattr(args, name) is None or name != "evals":
+        for name, value in saved.items():  # the run's own, but a budget given anew
+            if name not in MAY_CHANGE or getattr(args, name) is None:
                 setattr(args, name, value)
         args.out, args.resume = run_dir, True
     elif args.gait is None or args.out is None:

@@ -345,3 +345,23 @@ def convergence_png(
     fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
     return buf.getvalue()
+
+
+def plot_pushes_survived(impulse: Mapping[str, Mapping[float, float]], path: Path) -> None:
+    """Per title (a gait at its speed), the largest push survived [N*s] by the direction
+    it pushes [deg] (0: forward, 90: left), as polar plots on one radial scale."""
+    plt = _pyplot()
+    top = max(max(by_direction.values()) for by_direction in impulse.values())
+    fig, axes = plt.subplots(2, 3, figsize=(11, 7.5), subplot_kw={"projection": "polar"})
+    for ax, (title, by_direction) in zip(axes.ravel(), impulse.items(), strict=False):
+        angles = np.radians([*by_direction, next(iter(by_direction))])
+        values = [*by_direction.values(), next(iter(by_direction.values()))]
+        ax.plot(angles, values, "o-")
+        ax.fill(angles, values, alpha=0.2)
+        ax.set_ylim(0, top)
+        ax.set_title(title, pad=12)
+        ax.set_theta_zero_location("E")  # 0 degrees: pushed forward, drawn to the right
+    fig.suptitle("Largest push survived [N·s], by the direction it pushes (0: forward, 90: left)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
