@@ -48,14 +48,14 @@ class RunLog:
     foot_contact: list = field(default_factory=list)
     joint_q: list = field(default_factory=list)
     joint_tau: list = field(default_factory=list)
-    markers: list = field(default_factory=list)
+    marker_frames: list = field(default_factory=list)  # see World.marker_frames
     extra: dict[str, list] = field(default_factory=dict)
 
     def add(
         self,
         state: DogState,
         tau: np.ndarray,
-        markers: np.ndarray,
+        marker_frames: np.ndarray,
         extra: dict[str, float | np.ndarray] | None = None,
     ) -> None:
         self.t.append(state.t)
@@ -66,11 +66,12 @@ class RunLog:
         self.foot_contact.append(state.foot_contact)
         self.joint_q.append(state.q)
         self.joint_tau.append(tau)
-        self.markers.append(markers)
+        self.marker_frames.append(marker_frames)
         for key, value in (extra or {}).items():
             self.extra.setdefault(key, []).append(value)
 
-    def arrays(self, marker_names: tuple[str, ...], joint_names: tuple[str, ...]) -> dict:
+    def arrays(self, world: World) -> dict:
+        """The log as arrays, its marker frames turned into `world`'s marker positions."""
         out = {
             k: np.asarray(getattr(self, k))
             for k in (
@@ -82,12 +83,12 @@ class RunLog:
                 "foot_contact",
                 "joint_q",
                 "joint_tau",
-                "markers",
             )
         }
+        out["markers"] = world.markers_from_frames(np.asarray(self.marker_frames))
         out["foot_contact"] = out["foot_contact"].astype(bool)
-        out["marker_names"] = np.array(marker_names)
-        out["joint_names"] = np.array(joint_names)
+        out["marker_names"] = np.array(world.marker_names)
+        out["joint_names"] = np.array(world.skeleton.joint_names)
         out["foot_names"] = np.array(FEET)
         for key, values in self.extra.items():
             out[key] = np.asarray(values)
@@ -164,7 +165,7 @@ def run_episode(
                     log.add(
                         state,
                         applied.copy(),
-                        world.marker_positions(),
+                        world.marker_frames(),
                         extra_log(state) if extra_log else None,
                     )
                 if recorder is not None and recorder.due(state.t):
@@ -179,7 +180,7 @@ def run_episode(
     if progress is not None:
         progress(1.0)
     wall = time.perf_counter() - start
-    arrays = log.arrays(world.marker_names, world.skeleton.joint_names)
+    arrays = log.arrays(world)
     arrays["torque_limit"] = world.torque_limit.copy()
     t_contacts = np.arange(n) * control_dt
     return RunResult(status, fall_time, arrays, wall, contacts[:n], t_contacts)

@@ -1,7 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-"""The joint servo's arithmetic in C: it runs at every physics step (4 kHz), where numpy's
-per-call cost was most of its time (see benchmarks/bench_step.py). The same floats as the
-numpy expressions it replaces (`ServoCommand.torques`, `World.clip_torques`)."""
+"""The joint servo's arithmetic in C: it runs at every physics step, where numpy's per-call
+cost was most of its time (see benchmarks/bench_step.py)."""
 
 from libc.math cimport isfinite
 
@@ -17,24 +16,57 @@ def read_joint_states(joint_states, double[::1] q, double[::1] qd):
         qd[j] = state[1]
 
 
-def servo_torques(const double[::1] q, const double[::1] qd, const double[::1] tau_ff,
-                  const double[::1] q_target, const double[::1] qd_target,
-                  const double[::1] kp, const double[::1] kd, const double[::1] limit,
-                  double[::1] out):
-    """tau = tau_ff + kp (q_target - q) + kd (qd_target - qd) [N*m], clipped to +-limit,
-    into out; returns the torques as a list of floats (what pybullet takes), or None (and
-    out all 0) when a torque is not finite."""
-    cdef Py_ssize_t j, n = out.shape[0]
-    cdef double tau
+def servo_torques(const double[::1] q, const double[::1] qd, const double[::1] tau_prev,
+                  const double[::1] tau_ff, const double[::1] q_target,
+                  const double[::1] qd_target, const double[::1] kp, const double[::1] kd,
+                  const double[::1] limit, const double[:, ::1] mobility,
+                  const double[:, ::1] solve, double h, double[::1] rhs, double[::1] out):
+    """The PD servo with implicit damping (after Tan, Liu and Turk 2011, "stable PD"), into
+    out, clipped to +-limit:
+
+        tau = tau_ff + kp (q_target - q - h qd) + kd (qd_target - qd - h qdd),
+        qdd = mobility (tau - tau_prev),
+
+    the joints' acceleration over the next step h [s] predicted from the change of torque
+    (mobility: the joint block of the inverse mass matrix; the steady state is the plain PD
+    law's). So (I + h kd mobility) tau = rhs, and `solve` is that matrix's inverse.
+    tau_prev may be out itself. Returns the torques as a list (what pybullet takes), or None
+    (and out all 0) when one is not finite."""
+    cdef Py_ssize_t i, j, n = out.shape[0]
+    cdef double acc, tau
     cdef bint finite = True
-    if not (q.shape[0] == qd.shape[0] == tau_ff.shape[0] == q_target.shape[0]
-            == qd_target.shape[0] == kp.shape[0] == kd.shape[0] == limit.shape[0] == n):
+    if not (q.shape[0] == qd.shape[0] == tau_prev.shape[0] == tau_ff.shape[0]
+            == q_target.shape[0] == qd_target.shape[0] == kp.shape[0] == kd.shape[0]
+            == limit.shape[0] == rhs.shape[0] == n
+            and mobility.shape[0] == mobility.shape[1] == solve.shape[0]
+            == solve.shape[1] == n):
         raise ValueError(f"expected {n} values per joint in every servo array")
-    for j in range(n):
-        tau = tau_ff[j] + kp[j] * (q_target[j] - q[j]) + kd[j] * (qd_target[j] - qd[j])
+    for i in range(n):
+        acc = 0.0
+        for j in range(n):
+            acc = acc + mobility[i, j] * tau_prev[j]
+        rhs[i] = (tau_ff[i] + kp[i] * (q_target[i] - q[i] - h * qd[i])
+                  + kd[i] * (qd_target[i] - qd[i]) + h * kd[i] * acc)
+    for i in range(n):
+        tau = 0.0
+        for j in range(n):
+            tau = tau + solve[i, j] * rhs[j]
         finite = finite and isfinite(tau)
-        out[j] = min(max(tau, -limit[j]), limit[j])
+        out[i] = min(max(tau, -limit[i]), limit[i])
     if not finite:
         out[:] = 0.0
         return None
     return [out[j] for j in range(n)]
+
+
+def joints_sane(const double[::1] q, const double[::1] qd, double max_rate):
+    """Whether every joint angle is finite and every rate within +-max_rate [rad/s] (the
+    simulation's health check at every step)."""
+    cdef Py_ssize_t j
+    for j in range(q.shape[0]):
+        if not isfinite(q[j]):
+            return False
+    for j in range(qd.shape[0]):
+        if not (-max_rate <= qd[j] <= max_rate):  # false for NaN too
+            return False
+    return True

@@ -168,16 +168,13 @@ class GaitTerms:
 
 
 class Controller:
-    """The per-step controller of one skeleton and gait. dt: the control step [s]; servo_dt:
-    the physics step [s] at which the joint servo of the returned ServoCommand runs (it
-    bounds the PD damping)."""
+    """The per-step controller of one skeleton and gait. dt: the control step [s]."""
 
     def __init__(
         self,
         skeleton: Skeleton,
         params: GaitParams,
         dt: float = 1e-3,
-        servo_dt: float = 2.5e-4,
         accel_limit_mps2: float = 1.0,
     ) -> None:
         self.skeleton = skeleton
@@ -194,7 +191,7 @@ class Controller:
         )
         self.head_pitch_idx = names.index(skeleton.head_joints[0])
         self.tail_pitch_idx = names.index(skeleton.tail_joints[0][0])
-        self.kp0, self.kd0 = gain_arrays(skeleton, dt=servo_dt)
+        self.kp0, self.kd0 = gain_arrays(skeleton)
         self.tau_hold = self._upper_body_gravity_torques()
         self.frame_weight = self._frame_weights()
         mass = {k.name: k.mass for k in skeleton.links}

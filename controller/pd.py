@@ -9,6 +9,8 @@ import numpy as np
 from quadsim.controller.kinematics import joint_inertias
 from quadsim.models import Skeleton
 
+DAMPING_CAP_S = 2.5e-4  # [s] see gain_arrays
+
 # Proportional gains [N*m/rad] per joint kind (damping: see gain_arrays).
 DEFAULT_KP: dict[str, float] = {
     "spine_pitch": 900.0,
@@ -36,21 +38,20 @@ def gain_arrays(
     skeleton: Skeleton,
     kp_by_kind: dict[str, float] | None = None,
     damping_ratio: float = 0.8,
-    dt: float = 1e-3,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(kp [N*m/rad], kd [N*m*s/rad]) in joint order.
 
     kp comes from the table, scaled by body mass^(5/3) from 34 kg (inertia ~ m^(5/3));
     kd = 2 * damping_ratio * sqrt(kp * I) with I the inertia the joint moves, capped at
-    0.3 I_link / dt (I_link: the joint's own link alone) so that explicit torque damping
-    stays stable at physics step `dt` [s] even in chains of short segments (the spine).
+    0.3 I_link / DAMPING_CAP_S (I_link: the joint's own link alone): the gaits were tuned
+    with that cap, which kept the explicit damping of the old 4 kHz servo stable.
     """
     table = DEFAULT_KP if kp_by_kind is None else kp_by_kind
     scale = (skeleton.spec.total_mass / 34.0) ** (5.0 / 3.0)
     kp = np.array([table[j.kind] for j in skeleton.joints]) * scale
     inertia = joint_inertias(skeleton)
     own = joint_inertias(skeleton, own_link_only=True)
-    kd = np.minimum(2.0 * damping_ratio * np.sqrt(kp * inertia), 0.3 * own / dt)
+    kd = np.minimum(2.0 * damping_ratio * np.sqrt(kp * inertia), 0.3 * own / DAMPING_CAP_S)
     return kp, kd
 
 
@@ -59,9 +60,10 @@ class ServoCommand:
     """What one control step asks of the joints until the next: a feed-forward torque plus a
     PD servo, tau = tau_ff + kp (q_target - q) + kd (qd_target - qd) [N*m].
 
-    The servo is evaluated at every physics step (faster than the control step): explicit
-    joint damping is only stable while kd * dt stays below the inertia it damps, so the
-    light segments of a dog need a servo rate above the 1 kHz control rate.
+    The World runs the servo at every physics step with implicit damping (World.drive):
+    explicit damping is only stable while dt kd stays well below the inertia it damps, and
+    the spine's and neck's short segments would need 4 kHz for that; torques() is the
+    explicit law, the steady state of both.
     """
 
     tau_ff: np.ndarray

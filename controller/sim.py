@@ -46,7 +46,11 @@ from quadsim.controller.state import TRACKED_LINKS, DogState
 from quadsim.models import GRAVITY_MPS2, LEGS, DogSpec, Skeleton, build_skeleton, preset, urdf_text
 
 try:
-    from quadsim.controller.jointservo import read_joint_states, servo_torques
+    from quadsim.controller.jointservo import (
+        joints_sane,
+        read_joint_states,
+        servo_torques,
+    )
 except ImportError as missing:  # a source tree run without installing
     raise ImportError(
         "controller/jointservo.pyx is compiled when quadsim is installed: run "
@@ -58,7 +62,11 @@ MAX_JOINT_SPEED = 200.0  # [rad/s]
 PLANE_HALF_M = 100.0  # plane.urdf's collision box reaches this far from the origin [m]
 GROUND_EXTENT_M = 10_000.0  # the flat ground, extended, reaches this far [m]
 GROUND_SLAB_HALF_M = 5.0  # half the thickness of the ground's boxes, as plane.urdf's [m]
-MAX_PUSH_N, MAX_PUSH_S = 5000.0, 2.0  # beyond these a push is a typo, not a test
+MAX_PUSH_N, MAX_PUSH_S = 5000.0, 2.0
+# the paws: a stiff, near critically damped pad (0.9 mm under a standing dog's weight), not a rigid
+# sphere; a rigid foot chattered on and off the ground at the 1 kHz step
+PAW_STIFFNESS_N_PER_M, PAW_DAMPING_NS_PER_M = 1.0e5, 1.5e3
+# beyond these a push is a typo, not a test
 # of a pybullet link state: frame position, quaternion, velocity, angular velocity
 _LINK_MOTION = itemgetter(4, 5, 6, 7)
 
@@ -89,8 +97,9 @@ class Push:
 class World:
     """One independent simulation: a pybullet client, flat ground, terrain and one dog.
 
-    physics_hz: simulation steps per second [Hz] (default 4 kHz: the joint servo runs at this
-    rate, the controller at 1 kHz); friction: ground friction coefficient.
+    physics_hz: simulation steps per second [Hz] (default 1 kHz, the controller's rate; the
+    joint servo's implicit damping keeps it stable there); friction: ground friction
+    coefficient.
     renderer: None (no pictures), "egl" (pybullet's eglRenderer plugin, falling back to
     TinyRenderer where it does not load) or "tiny". The plugin must load before any body,
     since it only draws the shapes created after it.
@@ -99,7 +108,7 @@ class World:
     def __init__(
         self,
         spec: DogSpec | str = "shepherd",
-        physics_hz: float = 4000.0,
+        physics_hz: float = 1000.0,
         friction: float = 1.0,
         gui: bool = False,
         renderer: str | None = None,
@@ -200,6 +209,13 @@ class World:
                 linearDamping=0.0,
                 angularDamping=0.0,
             )
+        for leg in LEGS:
+            c.changeDynamics(
+                self.dog,
+                index_of_link[sk.legs[leg].foot_link],
+                contactStiffness=PAW_STIFFNESS_N_PER_M,
+                contactDamping=PAW_DAMPING_NS_PER_M,
+            )
         # pybullet drives joints with velocity motors by default: switch them off
         c.setJointMotorControlArray(
             self.dog, self.joint_ids, pybullet.VELOCITY_CONTROL, forces=[0.0] * self.n_joints
@@ -224,12 +240,27 @@ class World:
         self._foot_z_offset = [oz for _, _, oz in offsets]
         self._torso_ids = {index_of_link[name] for name in sk.torso_links} | {-1}
         markers = sk.markers.values()
-        # the base (pelvis, id -1) has no link state: its markers read the base pose instead
-        self._marker_link_ids = [max(index_of_link[link], 0) for link, _ in markers]
-        self._marker_on_base = np.array([index_of_link[link] < 0 for link, _ in markers])
+        # the frames markers ride on: the base (pelvis, id -1, row 0) and the links after it
+        self._marker_links = sorted({index_of_link[link] for link, _ in markers} - {-1})
+        self._marker_rows = [
+            0 if index_of_link[link] < 0 else 1 + self._marker_links.index(index_of_link[link])
+            for link, _ in markers
+        ]
         self._marker_offsets = np.array([offset for _, offset in markers], dtype=float)
         self.stand_height = 0.0
         self.place_dog(sk.stand_angles())
+        self._mobility = self._joint_mobility()
+        self._solves: dict[bytes, np.ndarray] = {}
+        self._rhs = np.zeros(self.n_joints)
+
+    def _joint_mobility(self) -> np.ndarray:
+        """The joint block (n_joints, n_joints) of the inverse mass matrix in the standing
+        pose, the base free: how each joint's acceleration answers each joint's torque."""
+        c = self.client
+        q_all = [state[0] for state in c.getJointStates(self.dog, range(c.getNumJoints(self.dog)))]
+        mass = np.array(c.calculateMassMatrix(self.dog, q_all))
+        dofs = np.array(self.joint_ids) + (len(mass) - len(q_all))
+        return np.ascontiguousarray(np.linalg.inv(mass)[np.ix_(dofs, dofs)])
 
     def place_dog(
         self, joint_angles: np.ndarray, x: float = 0.0, y: float = 0.0, yaw: float = 0.0
@@ -241,6 +272,7 @@ class World:
         c.resetBaseVelocity(self.dog, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
         for jid, q in zip(self.joint_ids, joint_angles, strict=True):
             c.resetJointState(self.dog, jid, float(q), 0.0)
+        self._applied[:] = 0.0  # the servo's last torques: none yet
         feet = self._foot_world(c.getLinkStates(self.dog, list(self._foot_ids)))
         lowest = float(np.min(feet[:, 2])) - self.spec.foot_radius
         ground_top = self._ground_height_under(x, y)
@@ -351,15 +383,30 @@ class World:
             torso_contact=torso_contact,
         )
 
+    def marker_frames(self) -> np.ndarray:
+        """The frames (1 + L, 7) the markers ride on, as logged: row 0 the base's, then one
+        per link with markers; each a position [m] and quaternion (xyzw). Turned into marker
+        positions by markers_from_frames, once per run (numpy per sample was most of the
+        logging's cost)."""
+        return np.fromiter(
+            chain(
+                *self._get_base_pose(self.dog),
+                *(s[4] + s[5] for s in self._get_link_states(self.dog, self._marker_links)),
+            ),
+            float,
+            7 * (len(self._marker_links) + 1),
+        ).reshape(-1, 7)
+
+    def markers_from_frames(self, frames: np.ndarray) -> np.ndarray:
+        """World positions (..., M, 3) [m] of the markers, in `marker_names` order, from
+        marker frames (..., 1 + L, 7)."""
+        frames = np.asarray(frames, dtype=float)[..., self._marker_rows, :]
+        rot = quat_to_matrix(frames[..., 3:])
+        return frames[..., :3] + np.einsum("...kij,kj->...ki", rot, self._marker_offsets)
+
     def marker_positions(self) -> np.ndarray:
         """World positions (M, 3) [m] of the skeleton's markers, in `marker_names` order."""
-        ls = self.client.getLinkStates(self.dog, self._marker_link_ids)
-        pos = np.array([s[4] for s in ls])
-        rot = quat_to_matrix(np.array([s[5] for s in ls]))
-        base_pos, base_quat = self.client.getBasePositionAndOrientation(self.dog)
-        pos[self._marker_on_base] = base_pos
-        rot[self._marker_on_base] = quat_to_matrix(np.array(base_quat))
-        return pos + np.einsum("kij,kj->ki", rot, self._marker_offsets)
+        return self.markers_from_frames(self.marker_frames())
 
     @property
     def marker_names(self) -> tuple[str, ...]:
@@ -373,7 +420,7 @@ class World:
 
     def clip_torques(self, tau: np.ndarray) -> np.ndarray:
         """Torques [N*m] clipped to each joint's limit (pybullet itself does not clip)."""
-        # minimum(maximum()) is clip without ndarray.clip's Python-level wrapper (4 kHz)
+        # minimum(maximum()) is clip without ndarray.clip's Python-level wrapper
         return np.minimum(np.maximum(tau, self._neg_torque_limit), self.torque_limit)
 
     def apply(self, tau: np.ndarray) -> np.ndarray:
@@ -398,23 +445,30 @@ class World:
     def drive(
         self, command: ServoCommand, q: np.ndarray | None = None, qd: np.ndarray | None = None
     ) -> np.ndarray:
-        """One physics step of the joint servo: apply `command`'s torques for the joints now,
-        as apply(command.torques(q, qd)) does, the same floats, compiled (it runs at the
-        physics rate). q, qd: the joint angles [rad] and rates [rad/s] just read (a state
-        read this step); otherwise the joints are read here. Returns the torques applied
-        [N*m]: a buffer the next call overwrites (copy it to keep it)."""
+        """One physics step of the joint servo: apply `command`'s PD plus feed-forward torques
+        with implicit damping, stable at any physics rate: the damping acts on the joint
+        rates the torques will cause over the step, predicted through the joints' mobility
+        (the inverse mass matrix) in the standing pose (jointservo.servo_torques). q, qd: the
+        joint angles [rad] and rates [rad/s] just read (a state read this step); otherwise
+        the joints are read here. Returns the torques applied [N*m]: a buffer the next call
+        overwrites (copy it to keep it)."""
         if q is None or qd is None:
             read_joint_states(self._get_joint_states(self.dog, self.joint_ids), self._q, self._qd)
             q, qd = self._q, self._qd
         forces = servo_torques(
             q,
             qd,
+            self._applied,
             command.tau_ff,
             command.q_target,
             command.qd_target,
             command.kp,
             command.kd,
             self.torque_limit,
+            self._mobility,
+            self._solve_for(command.kd),
+            self.dt,
+            self._rhs,
             self._applied,
         )
         if forces is None:  # not finite: zeros are applied and the step reports it
@@ -422,6 +476,16 @@ class World:
             forces = self._applied.tolist()
         self._set_joint_motors(self.dog, self.joint_ids, pybullet.TORQUE_CONTROL, forces=forces)
         return self._applied
+
+    def _solve_for(self, kd: np.ndarray) -> np.ndarray:
+        """(I + dt kd mobility)^-1, the implicit damping's, made once per set of gains (a
+        gait uses a few)."""
+        key = kd.tobytes()
+        solve = self._solves.get(key)
+        if solve is None:
+            solve = np.linalg.inv(np.eye(self.n_joints) + self.dt * kd[:, None] * self._mobility)
+            self._solves[key] = solve = np.ascontiguousarray(solve)
+        return solve
 
     def step(self) -> None:
         """Advance the physics by one time step, applying the pushes active now."""
@@ -441,19 +505,16 @@ class World:
 
     def status(self, state: DogState) -> str:
         """ "ok", "fell" (torso or head on the ground, or the base too low) or "unstable"."""
+        x, y, z = state.base_pos.tolist()
+        vx, vy, vz = state.base_vel.tolist()
         if (
             self._nonfinite_torque
-            # (the reductions called directly: ndarray.all and .max add Python-level wrappers)
-            or not (
-                np.logical_and.reduce(np.isfinite(state.q))
-                and np.logical_and.reduce(np.isfinite(state.base_pos))
-            )
-            or math.sqrt(state.base_vel.dot(state.base_vel)) > MAX_BASE_SPEED  # the norm
-            or np.maximum.reduce(np.abs(state.qd)) > MAX_JOINT_SPEED
+            or not joints_sane(state.q, state.qd, MAX_JOINT_SPEED)
+            or not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z))
+            or not vx * vx + vy * vy + vz * vz <= MAX_BASE_SPEED**2  # NaN is not <=
         ):
             return "unstable"
-        base_height = state.base_pos[2] - self._ground_height_under(*state.base_pos[:2])
-        if state.torso_contact or base_height < 0.45 * self.stand_height:
+        if state.torso_contact or z - self._ground_height_under(x, y) < 0.45 * self.stand_height:
             return "fell"
         return "ok"
 

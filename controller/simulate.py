@@ -62,7 +62,7 @@ def simulate(
         )
         for push in pushes:
             world.add_push(push)
-        controller = Controller(world.skeleton, gait, dt=CONTROL_DT, servo_dt=world.dt)
+        controller = Controller(world.skeleton, gait, dt=CONTROL_DT)
         driver = Driver(
             controller,
             speed,

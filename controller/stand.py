@@ -24,12 +24,10 @@ def leg_kinematics(skeleton: Skeleton) -> tuple[LegKinematics, np.ndarray]:
 class StandController:
     """Holds the standing pose: joint PD plus each foot pushing down its share of the weight."""
 
-    def __init__(
-        self, skeleton: Skeleton, front_weight_share: float = 0.6, servo_dt: float = 2.5e-4
-    ) -> None:
+    def __init__(self, skeleton: Skeleton, front_weight_share: float = 0.6) -> None:
         self.skeleton = skeleton
         self.q_stand = skeleton.stand_angles()
-        self.kp, self.kd = gain_arrays(skeleton, dt=servo_dt)
+        self.kp, self.kd = gain_arrays(skeleton)
         self._zero = np.zeros(len(self.q_stand))
         self.legs, self.leg_idx = leg_kinematics(skeleton)
         weight = skeleton.total_mass * GRAVITY_MPS2

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
         recorder = VideoRecorder(video_path) if video_path else None
         update, close = progress_bar(not args.quiet and video_path is not None, "stand")
         try:
-            controller = StandController(world.skeleton, servo_dt=world.dt)
+            controller = StandController(world.skeleton)
             result = run_episode(
                 world, controller, args.duration, recorder=recorder, progress=update
             )

@@ -120,7 +120,7 @@ def test_each_frame_pulls_its_stance_feet_by_at_most_its_gaits_limit(
     gait = GaitParams.load("trot")
     values = {**gait.values, "stance_pull_max.front": front, "stance_pull_max.back": back}
     with World() as world:
-        ctrl = Controller(world.skeleton, replace(gait, values=values), servo_dt=world.dt)
+        ctrl = Controller(world.skeleton, replace(gait, values=values))
         ctrl.command.speed_mps = 2.0
         state = world.read_state()  # standing: every foot on the ground
         # the pelvis and chest 5 cm above their heights and rising: the height PD asks for

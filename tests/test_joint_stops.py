@@ -17,7 +17,7 @@ from quadsim.controller.sim import World
 from quadsim.controller.simulate import CONTROL_DT
 from quadsim.gaits.params import GaitParams
 
-JOLT_MPS = 0.05  # a change of the pelvis's velocity within one physics step (0.25 ms)
+JOLT_MPS2 = 200.0  # the pelvis's mean acceleration over one physics step, in a jolt
 AT_STOP_RAD = 1e-3
 
 
@@ -37,7 +37,7 @@ class StopJolts(StepHook):
         if (
             state.t >= self.settle_s
             and self.base_vel is not None
-            and np.linalg.norm(state.base_vel - self.base_vel) > JOLT_MPS
+            and np.linalg.norm(state.base_vel - self.base_vel) > JOLT_MPS2 * world.dt
             and at_stop
         ):
             self.jolts += 1
@@ -48,7 +48,7 @@ def stop_jolts_per_second(gait: str, speed: float, seconds: float, settle_s: flo
     """Jolts of the pelvis with a joint at its stop, per second after `settle_s`, from
     standing (no start jitter)."""
     with World() as world:
-        ctrl = Controller(world.skeleton, GaitParams.load(gait), dt=CONTROL_DT, servo_dt=world.dt)
+        ctrl = Controller(world.skeleton, GaitParams.load(gait), dt=CONTROL_DT)
         ctrl.command.speed_mps = speed
         lower, upper, _ = world.skeleton.limits()
         counter = StopJolts(lower, upper, settle_s)

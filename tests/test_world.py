@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference.servo import implicit_pd
 
 from quadsim.controller.episode import run_episode
 from quadsim.controller.pd import ServoCommand
@@ -17,19 +18,19 @@ def stand(world: World, seconds: float, seed: int | None = None) -> list:
     if seed is not None:
         rng = np.random.default_rng(seed)
         world.place_dog(world.skeleton.stand_angles() + rng.normal(0.0, 0.01, world.n_joints))
-    ctrl = StandController(world.skeleton, servo_dt=world.dt)
+    ctrl = StandController(world.skeleton)
     states = []
     for _ in range(int(round(seconds / world.dt))):
         s = world.read_state()
         states.append(s)
-        world.apply(ctrl.step(s).torques(s.q, s.qd))
+        world.drive(ctrl.step(s), s.q, s.qd)
         world.step()
     return states
 
 
 def test_dog_stands_ten_seconds_with_little_height_drift() -> None:
     with World() as world:
-        result = run_episode(world, StandController(world.skeleton, servo_dt=world.dt), 10.0)
+        result = run_episode(world, StandController(world.skeleton), 10.0)
     assert result.status == "ok"
     t, z = result.log["t"], result.log["base_pos"][:, 2]
     settled = z[np.searchsorted(t, 1.0)]
@@ -59,14 +60,14 @@ def test_torque_beyond_the_limit_is_applied_at_the_limit() -> None:
 
 def test_two_worlds_in_one_process_are_independent_and_identical() -> None:
     with World() as a, World() as b:
-        ctrl_a = StandController(a.skeleton, servo_dt=a.dt)
-        ctrl_b = StandController(b.skeleton, servo_dt=b.dt)
+        ctrl_a = StandController(a.skeleton)
+        ctrl_b = StandController(b.skeleton)
         b.add_push(Push(0.0, (0.0, 50.0, 0.0), 0.05))  # only b is pushed
         for _ in range(300):
             sa, sb = a.read_state(), b.read_state()
-            a.apply(ctrl_a.step(sa).torques(sa.q, sa.qd))
+            a.drive(ctrl_a.step(sa), sa.q, sa.qd)
             a.step()
-            b.apply(ctrl_b.step(sb).torques(sb.q, sb.qd))
+            b.drive(ctrl_b.step(sb), sb.q, sb.qd)
             b.step()
         pushed_y = b.read_state().base_pos[1]
     with World() as c:
@@ -89,7 +90,7 @@ def test_same_seed_gives_bit_identical_state_after_two_seconds() -> None:
 def test_hard_push_makes_the_fall_detector_fire() -> None:
     with World() as world:
         world.add_push(Push(0.5, (0.0, 2500.0, 0.0), 0.2, link="chest"))
-        result = run_episode(world, StandController(world.skeleton, servo_dt=world.dt), 4.0)
+        result = run_episode(world, StandController(world.skeleton), 4.0)
     assert result.status == "fell"
     assert 0.5 < result.fall_time_s < 4.0
 
@@ -107,7 +108,7 @@ def test_nan_torque_is_reported_unstable_not_raised() -> None:
 
 def test_small_dog_stands_too() -> None:
     with World(preset("small")) as world:
-        result = run_episode(world, StandController(world.skeleton, servo_dt=world.dt), 3.0)
+        result = run_episode(world, StandController(world.skeleton), 3.0)
     assert result.status == "ok"
 
 
@@ -115,7 +116,7 @@ def test_platforms_and_boxes_are_solid_ground() -> None:
     with World() as world:
         world.add_platform(x_start=-1.0, length=2.0, height=0.2)
         world.place_dog(world.skeleton.stand_angles())
-        result = run_episode(world, StandController(world.skeleton, servo_dt=world.dt), 1.0)
+        result = run_episode(world, StandController(world.skeleton), 1.0)
         assert result.status == "ok"
         assert result.log["base_pos"][-1, 2] == pytest.approx(0.2 + world.stand_height, abs=0.02)
 
@@ -138,34 +139,56 @@ def test_flat_ground_reaches_far_beyond_the_plane_urdf_box() -> None:
             assert abs(hit[3][2]) < 1e-6, (x, y, hit[3])  # and its top is at z = 0
 
 
-def test_drive_runs_the_servo_as_apply_does_bit_for_bit() -> None:
+def test_the_servo_solves_its_implicit_damping_as_the_numpy_reference() -> None:
     rng = np.random.default_rng(5)
-    with World() as a, World() as b:
-        n = a.n_joints
+    with World() as world:
+        n = world.n_joints
         kp, kd = np.full(n, 3000.0), np.full(n, 30.0)  # stiff: some torques hit their limits
-        clipped = 0
-        for step in range(400):
-            if step % 4 == 0:  # a new command every control step
+        tau_prev, clipped = np.zeros(n), 0
+        for step in range(200):
+            if step % 4 == 0:  # a new command now and then, as from a slower controller
                 command = ServoCommand(
                     rng.normal(0.0, 20.0, n),
-                    a.skeleton.stand_angles() + rng.normal(0.0, 0.05, n),
+                    world.skeleton.stand_angles() + rng.normal(0.0, 0.05, n),
                     rng.normal(0.0, 0.5, n),
                     kp,
                     kd,
                 )
-                sa, sb = a.read_state(), b.read_state()
-                want = a.apply(command.torques(sa.q, sa.qd))
-                got = b.drive(command, sb.q, sb.qd)
-            else:
-                q, qd = a.read_joints()
-                want = a.apply(command.torques(q, qd))
-                got = b.drive(command)
-            assert np.array_equal(got, want)
-            clipped += int(np.sum(np.abs(want) == a.torque_limit))
-            a.step()
-            b.step()
+            q, qd = world.read_joints()
+            want = implicit_pd(
+                q,
+                qd,
+                tau_prev,
+                command.tau_ff,
+                command.q_target,
+                command.qd_target,
+                kp,
+                kd,
+                world._mobility,
+                world.dt,
+                world.torque_limit,
+            )
+            tau_prev = world.drive(command).copy()
+            np.testing.assert_allclose(tau_prev, want, rtol=1e-9, atol=1e-9)
+            clipped += int(np.sum(np.abs(want) == world.torque_limit))
+            world.step()
         assert clipped > 0
-        assert np.array_equal(a.read_state().q, b.read_state().q)
+
+
+def test_the_implicit_servo_holds_the_dog_where_explicit_damping_blows_up() -> None:
+    # the same gains at the 1 kHz physics rate: the spine's short segments ring and grow
+    # under explicit damping; the implicit servo stands still
+    with World() as explicit, World() as implicit:
+        ctrl = StandController(explicit.skeleton)
+        for _ in range(500):
+            s = explicit.read_state()
+            explicit.apply(ctrl.step(s).torques(s.q, s.qd))
+            explicit.step()
+        states = stand(implicit, 0.5)
+        blown_up = explicit.read_state()
+        assert explicit.status(blown_up) != "ok" or np.max(np.abs(blown_up.qd)) > 20.0
+        assert implicit.status(states[-1]) == "ok"
+        assert np.max(np.abs(states[-1].qd)) < 1.0
 
 
 def test_a_non_finite_servo_torque_is_not_applied_and_is_reported() -> None:
