@@ -70,3 +70,19 @@ def joints_sane(const double[::1] q, const double[::1] qd, double max_rate):
         if not (-max_rate <= qd[j] <= max_rate):  # false for NaN too
             return False
     return True
+
+
+def foot_centres(const double[:, ::1] toe_motion, const double[::1] z_offset,
+                 double[:, ::1] out):
+    """Foot sphere centres (4, 3) [m] into out, from the toes' link motion rows (position,
+    quaternion xyzw, ...): frame position plus the frame's z axis times the foot's offset
+    along it."""
+    cdef Py_ssize_t k
+    cdef double px, py, pz, x, y, z, w, oz
+    for k in range(out.shape[0]):
+        px, py, pz = toe_motion[k, 0], toe_motion[k, 1], toe_motion[k, 2]
+        x, y, z, w = toe_motion[k, 3], toe_motion[k, 4], toe_motion[k, 5], toe_motion[k, 6]
+        oz = z_offset[k]
+        out[k, 0] = px + 2 * (x * z + w * y) * oz
+        out[k, 1] = py + 2 * (y * z - w * x) * oz
+        out[k, 2] = pz + (1 - 2 * (x * x + y * y)) * oz

@@ -386,7 +386,8 @@ class Controller:
         )
         wave, rate, accel = self.gait.waves(s.phase, self.gait.graph.period_s)
         # the body pitches about its middle: its ends sink and rise with the pitch wave
-        half_body = 0.5 * math.dist(frames[FRONT, 0, :2], frames[BACK, 0, :2])
+        (x0, y0, _), (x1, y1, _) = frames[FRONT, 0].tolist(), frames[BACK, 0].tolist()
+        half_body = 0.5 * math.hypot(x0 - x1, y0 - y1)
         for k, end in enumerate(PITCH_ENDS):
             wave[k] += half_body * end * wave[2]
             rate[k] += half_body * end * rate[2]
@@ -414,7 +415,6 @@ class Controller:
             err = p["steer_fp_per_s"] * 0.5 * (yaw_err[FRONT] + yaw_err[BACK])
             steer += min(max(err, -MAX_STEER_RPS), MAX_STEER_RPS)
         # a body turning at the rate: its ends move sideways, +-w d
-        (x0, y0, _), (x1, y1, _) = frames[FRONT, 0].tolist(), frames[BACK, 0].tolist()
         side = steer * 0.5 * ((x0 - x1) * fx + (y0 - y1) * fy)
         v = heading.speed
         v_d = np.array(
@@ -452,7 +452,9 @@ class Controller:
         if heading.turn_rate != 0.0:
             s.yaw_int[:] = np.clip(s.yaw_int + yaw_err * self.dt, -YAW_INT_MAX, YAW_INT_MAX)
             yaw_err += s.yaw_int / YAW_INT_TIME_S
-        v_d = frames.v_d + np.multiply(heading.forward, s.v_int / V_INT_TIME_S)
+        fx, fy = heading.forward
+        pull = s.v_int / V_INT_TIME_S
+        v_d = frames.v_d + (fx * pull, fy * pull)
         lf = self.leg_frames
         lf.wrenches(
             frames.frames,
@@ -497,18 +499,27 @@ class Controller:
         swing_target = legchain.in_frames(path, frames.frames[:, 0], frames.R)
         planted = np.empty((4, 3))
         planted[:, :2] = s.anchor
-        planted[:, 2] = ground - np.where(legs.support, 0.0, REACH_BELOW_M)
+        planted[:, 2] = [
+            g if bears else g - REACH_BELOW_M
+            for g, bears in zip(ground.tolist(), legs.support, strict=True)
+        ]
         origin_d = frames.frames[:, 0].copy()
         origin_d[:, 2] = frames.height_d[:, 0]
         stance_target = legchain.in_frames(planted, origin_d, frames.R_d_per_frame)
         foot_now = legchain.in_frames(state.foot_pos, frames.frames[:, 0], frames.R)
         stance_target[:, 2] = np.minimum(stance_target[:, 2], foot_now[:, 2])
-        stance = np.array(legs.stance)
-        target = np.where(stance[:, None], stance_target, swing_target)
-        plane = np.where(stance, frames.pitch_d, np.take(frames.pitch, FRAME_OF_LEG))
+        target = np.where(np.array(legs.stance)[:, None], stance_target, swing_target)
+        plane = [
+            frames.pitch_d if st else frames.pitch[f]
+            for st, f in zip(legs.stance, (FRONT, FRONT, BACK, BACK), strict=True)
+        ]
         cannon, toe = plan.foot_angles(legs.swing, legs.to_liftoff, legs.to_strike)
         q_target = s.q_target_prev.copy()
-        q_target[self.leg_idx] = self.chains.solve_ik(target, cannon - plane, toe - plane)
+        q_target[self.leg_idx] = self.chains.solve_ik(
+            target.tolist(),
+            [c - p for c, p in zip(cannon, plane, strict=True)],
+            [t - p for t, p in zip(toe, plane, strict=True)],
+        )
         return q_target
 
     def spine_split(self, q_target: np.ndarray, heading: Heading, frames: FrameTargets) -> None:

@@ -47,6 +47,7 @@ from quadsim.models import GRAVITY_MPS2, LEGS, DogSpec, Skeleton, build_skeleton
 
 try:
     from quadsim.controller.jointservo import (
+        foot_centres,
         joints_sane,
         read_joint_states,
         servo_torques,
@@ -237,7 +238,7 @@ class World:
         offsets = [sk.legs[leg].foot_offset for leg in LEGS]
         if any(ox or oy for ox, oy, _ in offsets):
             raise SimError(f"foot offsets must lie on the toe frame's z axis, got {offsets}")
-        self._foot_z_offset = [oz for _, _, oz in offsets]
+        self._foot_z_offset = np.array([oz for _, _, oz in offsets])
         self._torso_ids = {index_of_link[name] for name in sk.torso_links} | {-1}
         markers = sk.markers.values()
         # the frames markers ride on: the base (pelvis, id -1, row 0) and the links after it
@@ -273,7 +274,8 @@ class World:
         for jid, q in zip(self.joint_ids, joint_angles, strict=True):
             c.resetJointState(self.dog, jid, float(q), 0.0)
         self._applied[:] = 0.0  # the servo's last torques: none yet
-        feet = self._foot_world(c.getLinkStates(self.dog, list(self._foot_ids)))
+        toes = c.getLinkStates(self.dog, list(self._foot_ids))
+        feet = self._feet_of(np.array([toe[4] + toe[5] for toe in toes]))
         lowest = float(np.min(feet[:, 2])) - self.spec.foot_radius
         ground_top = self._ground_height_under(x, y)
         base_z = 1.0 - lowest + ground_top + 1e-3
@@ -321,22 +323,12 @@ class World:
         self.pushes.append(push)
 
     # ---------------------------------------------------------------- the step
-    def _foot_world(self, toe_states: list) -> np.ndarray:
-        """Foot sphere centres (4, 3) [m] from the pybullet link states of the toes (LF, RF,
-        LH, RH): frame position plus the frame's z axis times the foot's offset along it."""
-        # float math (numpy's per-call cost dwarfs the arithmetic on four feet): the z column
-        # of quat_rows' matrix, the same floats as the rotation of (0, 0, oz), zeros and all
-        feet = []
-        for toe, oz in zip(toe_states, self._foot_z_offset, strict=True):
-            (px, py, pz), (x, y, z, w) = toe[4], toe[5]
-            feet.append(
-                [
-                    px + 2 * (x * z + w * y) * oz,
-                    py + 2 * (y * z - w * x) * oz,
-                    pz + (1 - 2 * (x * x + y * y)) * oz,
-                ]
-            )
-        return np.array(feet)
+    def _feet_of(self, toe_motion: np.ndarray) -> np.ndarray:
+        """Foot sphere centres (4, 3) [m] from the toes' motion rows (LF, RF, LH, RH: position,
+        quaternion, ...), the sphere hanging along the toe frame's z axis."""
+        feet = np.empty((4, 3))
+        foot_centres(toe_motion, self._foot_z_offset, feet)
+        return feet
 
     def read_state(self) -> DogState:
         """Everything the controller reads, in one batch of pybullet queries."""
@@ -378,7 +370,7 @@ class World:
             link_quat=links[:, 3:7],
             link_vel=links[:, 7:10],
             link_angvel=links[:, 10:],
-            foot_pos=self._foot_world(ls[3:]),
+            foot_pos=self._feet_of(links[3:]),
             foot_contact=foot_contact,
             torso_contact=torso_contact,
         )

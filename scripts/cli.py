@@ -12,13 +12,15 @@ from quadsim.errors import QuadsimError
 COMMANDS = ("model", "stand", "run", "plot", "reference", "optimize", "retarget")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of command `only` alone (each imports what its
+    command needs: scipy, matplotlib, mocap; a run need not wait for the others')."""
     parser = argparse.ArgumentParser(
         prog="quadsim",
         description="Physics-based quadruped locomotion (Coros et al. 2011) on pybullet.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         try:
             module = importlib.import_module(f"quadsim.scripts.{name}_cmd")
         except ModuleNotFoundError as exc:
@@ -30,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
