@@ -430,6 +430,46 @@ cdef class SwingPlan:
                        landing[k][1], ground[k])
         return [[self.path[k][i] for i in range(3)] for k in range(4)]
 
+    def leg_targets(self, progress, stance, support, const double[:, ::1] liftoff,
+                    const double[:, ::1] anchor, ground, const double[:, :, ::1] frames,
+                    const double[:, :, ::1] R, const double[:, ::1] height_d,
+                    const double[:, :, ::1] R_d, const double[:, ::1] foot_pos):
+        """Each leg's IK target (4 rows of x, y, z) [m] in its leg frame's coordinates. A
+        swinging foot follows its path (swing_path) from `liftoff` to `anchor` (4, 2), over
+        `ground` (4,) (the foot sphere's centre height), seen from its frame as it is
+        (frames (2, 3, 3): position, velocity, angular velocity; R (2, 3, 3)). A stance
+        foot holds its anchor on the ground, reaching below it while it does not `support`,
+        seen from its frame at its desired height (height_d[:, 0]) and orientation R_d
+        (2, 3, 3), and never above where the foot is now (foot_pos (4, 3) [m, world])."""
+        cdef int k, f, i
+        cdef double p[3]
+        cdef double d0, d1, d2, now_z
+        out = np.empty((4, 3))
+        cdef double[:, ::1] o = out
+        for k in range(4):
+            f = k // 2
+            if not stance[k]:
+                self._path(k, progress[k], liftoff[k, 0], liftoff[k, 1], anchor[k, 0],
+                           anchor[k, 1], ground[k])
+                d0 = self.path[k][0] - frames[f, 0, 0]
+                d1 = self.path[k][1] - frames[f, 0, 1]
+                d2 = self.path[k][2] - frames[f, 0, 2]
+                for i in range(3):
+                    o[k, i] = R[f, 0, i] * d0 + R[f, 1, i] * d1 + R[f, 2, i] * d2
+                continue
+            p[2] = <double>ground[k] if support[k] else <double>ground[k] - self.reach_below
+            d0 = anchor[k, 0] - frames[f, 0, 0]
+            d1 = anchor[k, 1] - frames[f, 0, 1]
+            d2 = p[2] - height_d[f, 0]
+            for i in range(3):
+                o[k, i] = R_d[f, 0, i] * d0 + R_d[f, 1, i] * d1 + R_d[f, 2, i] * d2
+            d0 = foot_pos[k, 0] - frames[f, 0, 0]
+            d1 = foot_pos[k, 1] - frames[f, 0, 1]
+            d2 = foot_pos[k, 2] - frames[f, 0, 2]
+            now_z = R[f, 0, 2] * d0 + R[f, 1, 2] * d1 + R[f, 2, 2] * d2
+            o[k, 2] = min(o[k, 2], now_z)
+        return out
+
     def foot_angles(self, progress, time_to_liftoff, time_to_strike):
         """[cannon, toe] angles per leg [rad] (lists), as FootAngles."""
         for k in range(4):
@@ -634,21 +674,3 @@ def hip_servo(const double[:, ::1] gains, const double[::1] q_target, const doub
             j = hip_idx[k, a]
             out[k, a] = (gains[0, j] * (q_target[j] - q[j])
                          + gains[1, j] * (qd_target[j] - qd[j]))
-
-
-def in_frames(const double[:, :] points, const double[:, :] origin,
-              const double[:, :, ::1] R):
-    """Each leg's point (4, 3) [m, world] in its leg frame's coordinates, R^T (p - o): legs
-    LF, RF on the front frame (origin[0], R[0]), LH, RH on the back one."""
-    out = np.empty((4, 3))
-    cdef double[:, ::1] o = out
-    cdef int k, f, i
-    cdef double d0, d1, d2
-    for k in range(4):
-        f = k // 2
-        d0 = points[k, 0] - origin[f, 0]
-        d1 = points[k, 1] - origin[f, 1]
-        d2 = points[k, 2] - origin[f, 2]
-        for i in range(3):
-            o[k, i] = R[f, 0, i] * d0 + R[f, 1, i] * d1 + R[f, 2, i] * d2
-    return out

@@ -18,7 +18,7 @@ pybullet: the World reads the DogState and applies the ServoCommand.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -330,8 +330,8 @@ class Controller:
         s.heading += turn_rate * self.dt
         if s.heading != self.heading_terms.yaw:  # it stays put unless the dog turns
             self.heading_terms = Heading.of(s.heading, self.gait.step_offset)
-        h = self.heading_terms
-        return replace(h, speed=s.speed, turn_rate=turn_rate)
+        h = self.heading_terms  # (not dataclasses.replace: it costs more than the step's maths)
+        return Heading(h.yaw, h.H2, h.forward, h.left, h.step_offset, s.speed, turn_rate)
 
     def gait_phase_and_stance(self, state: DogState) -> LegPhase:
         """Phase 2: the gait graph says which legs swing; contacts amend it. A swing foot
@@ -494,21 +494,20 @@ class Controller:
                 planned_swing,
                 s.anchor,
             )
-        ground = s.ground + self.foot_radius  # the foot sphere's centre on the ground
-        path = np.array(plan.swing_path(legs.swing, s.liftoff, s.anchor, ground))
-        swing_target = legchain.in_frames(path, frames.frames[:, 0], frames.R)
-        planted = np.empty((4, 3))
-        planted[:, :2] = s.anchor
-        planted[:, 2] = [
-            g if bears else g - REACH_BELOW_M
-            for g, bears in zip(ground.tolist(), legs.support, strict=True)
-        ]
-        origin_d = frames.frames[:, 0].copy()
-        origin_d[:, 2] = frames.height_d[:, 0]
-        stance_target = legchain.in_frames(planted, origin_d, frames.R_d_per_frame)
-        foot_now = legchain.in_frames(state.foot_pos, frames.frames[:, 0], frames.R)
-        stance_target[:, 2] = np.minimum(stance_target[:, 2], foot_now[:, 2])
-        target = np.where(np.array(legs.stance)[:, None], stance_target, swing_target)
+        ground = (s.ground + self.foot_radius).tolist()  # the foot sphere's centre
+        target = plan.leg_targets(
+            legs.swing,
+            legs.stance,
+            legs.support,
+            s.liftoff,
+            s.anchor,
+            ground,
+            frames.frames,
+            frames.R,
+            frames.height_d,
+            frames.R_d_per_frame,
+            state.foot_pos,
+        )
         plane = [
             frames.pitch_d if st else frames.pitch[f]
             for st, f in zip(legs.stance, (FRONT, FRONT, BACK, BACK), strict=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import imageio.v2 as imageio
 import numpy as np
 
 from quadsim.controller.sim import World
@@ -21,6 +20,8 @@ class VideoRecorder:
         self.width, self.height = size
         self.frames = 0
         self._target: np.ndarray | None = None
+        import imageio.v2 as imageio  # only a recording run pays for the import
+
         self._writer = imageio.get_writer(
             str(self.path),
             fps=fps,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import html
 import math
-from xml.sax.saxutils import quoteattr
 
 from quadsim.models.skeleton import Link, Skeleton, build_skeleton
 from quadsim.models.spec import DogSpec
@@ -45,6 +45,12 @@ def _colour(link: Link) -> str:
     if name.startswith(("pelvis", "spine", "chest", "tail")):
         return SADDLE
     return TAN
+
+
+def quoteattr(value: str) -> str:
+    """An XML attribute value in double quotes (html, not xml.sax: that one imports urllib,
+    a tenth of a run's start)."""
+    return f'"{html.escape(value, quote=True)}"'
 
 
 def _link_xml(link: Link) -> str:

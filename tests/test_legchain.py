@@ -19,7 +19,6 @@ from quadsim.controller.legchain import (
     LegFrames,
     SwingPlan,
     hip_servo,
-    in_frames,
     spine_pitch_yaw,
     track_targets,
 )
@@ -330,17 +329,39 @@ def test_frame_wrenches_and_their_share_are_the_paper_terms(seed: int, support: 
         np.testing.assert_allclose(frames_kernel.leg_force[legs], want_legs, rtol=0, atol=1e-9)
 
 
-@settings(max_examples=30, derandomize=True, deadline=None)
+def _in_frames(points: np.ndarray, origins: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """World points (4, 3) in their legs' frame coordinates, R^T (p - o) (LF, RF: front)."""
+    return np.einsum("kji,kj->ki", R[FRAME_OF_LEG], points - origins[FRAME_OF_LEG])
+
+
+@settings(max_examples=40, derandomize=True, deadline=None)
 @given(seeds)
-def test_points_in_leg_frames_are_the_inverse_rotation_of_their_offset(seed: int) -> None:
-    q, R_leg, origin = random_pose(seed)
+def test_leg_targets_are_swing_paths_and_planted_feet_in_their_frames(seed: int) -> None:
+    plan, v = a_swing_plan(seed)
     rng = np.random.default_rng(seed + 3)
-    points, origins = rng.normal(0.0, 1.0, (4, 3)), rng.normal(0.0, 1.0, (2, 3))
-    R = np.ascontiguousarray(R_leg[[0, 2]])  # the front and back frames' rotations
-    got = in_frames(points, origins, R)
-    want = np.einsum("kji,kj->ki", R[FRAME_OF_LEG], points - origins[FRAME_OF_LEG])
-    np.testing.assert_allclose(got, want, rtol=0, atol=1e-14)
-    # and back: R p_local + o is the world point
-    np.testing.assert_allclose(
-        np.einsum("kij,kj->ki", R[FRAME_OF_LEG], got) + origins[FRAME_OF_LEG], points, atol=1e-14
-    )
+    progress = rng.uniform(0.0, 1.1, 4)
+    stance, support = rng.random(4) < 0.5, rng.random(4) < 0.5
+    liftoff, anchor = rng.normal(size=(4, 2)), rng.normal(size=(4, 2))
+    ground = rng.normal(0.0, 0.1, 4)
+    frames = rng.normal(size=(2, 3, 3))
+    quats = rng.normal(size=(2, 2, 4))
+    R, R_d = quat_to_matrix(quats / np.linalg.norm(quats, axis=2, keepdims=True))
+    height_d = rng.normal(size=(2, 3))
+    foot = rng.normal(size=(4, 3))
+    flags = (progress.tolist(), stance.tolist(), support.tolist())
+    frame_args = (frames, np.ascontiguousarray(R), height_d, np.ascontiguousarray(R_d))
+    got = plan.leg_targets(*flags, liftoff, anchor, ground.tolist(), *frame_args, foot)
+    path = swing_path(liftoff, anchor, progress, v["height"], ground, shape=(v["skew"], v["early"]))
+    swing = _in_frames(path, frames[:, 0], R)
+    planted = np.c_[anchor, ground - np.where(support, 0.0, 0.02)]
+    desired = frames[:, 0].copy()
+    desired[:, 2] = height_d[:, 0]
+    unclamped = _in_frames(planted, desired, R_d)
+    held = unclamped.copy()
+    held[:, 2] = np.minimum(held[:, 2], _in_frames(foot, frames[:, 0], R)[:, 2])
+    np.testing.assert_allclose(got, np.where(stance[:, None], held, swing), rtol=0, atol=1e-13)
+    # a planted foot the clamp left alone, seen from its desired frame: back in the world
+    # it is on its anchor
+    for k in np.flatnonzero(stance & (held[:, 2] == unclamped[:, 2])):
+        f = FRAME_OF_LEG[k]
+        np.testing.assert_allclose(R_d[f] @ got[k] + desired[f], planted[k], atol=1e-12)
