@@ -358,9 +358,10 @@ cdef class SwingPlan:
             self.angle_values[1][k][:] = [0.0, swing_c[k], toe_o[k], toe_s[k]]
 
     cdef void _path(self, int k, double progress, double x0, double y0, double x1, double y1,
-                    double ground) noexcept:
+                    double ground, double landing_ground) noexcept:
         """The swing target of leg k into path[k]: from (x0, y0) at lift-off to (x1, y1),
-        lifted above `ground` (foot-sphere centre height) [m]."""
+        lifted above the ground (foot-sphere centre height) [m], which goes from `ground`
+        under the lift-off to `landing_ground` under the landing as the foot moves on."""
         cdef double s = clamp01(progress)
         cdef double u = min(s / self.touch_at, 1.0)
         cdef double b = sin(M_PI * u)
@@ -370,7 +371,7 @@ cdef class SwingPlan:
         cdef double sink = -self.reach_below * max(s - self.touch_at, 0.0) / (1.0 - self.touch_at)
         self.path[k][0] = x0 + (x1 - x0) * blend
         self.path[k][1] = y0 + (y1 - y0) * blend
-        self.path[k][2] = ground + lift + sink
+        self.path[k][2] = ground + (landing_ground - ground) * blend + lift + sink
 
     cdef void _angles(self, int k, double progress, double t_off, double t_strike) noexcept:
         """The cannon and toe angles of leg k into angle[:, k]: progress < 0 in stance;
@@ -427,16 +428,18 @@ cdef class SwingPlan:
         landing points (4 rows of x, y) [m], ground (4,) [m] (foot-sphere centre height)."""
         for k in range(4):
             self._path(k, progress[k], liftoff[k][0], liftoff[k][1], landing[k][0],
-                       landing[k][1], ground[k])
+                       landing[k][1], ground[k], ground[k])
         return [[self.path[k][i] for i in range(3)] for k in range(4)]
 
     def leg_targets(self, progress, stance, support, const double[:, ::1] liftoff,
-                    const double[:, ::1] anchor, ground, const double[:, :, ::1] frames,
+                    const double[:, ::1] anchor, ground, landing_ground,
+                    const double[:, :, ::1] frames,
                     const double[:, :, ::1] R, const double[:, ::1] height_d,
                     const double[:, :, ::1] R_d, const double[:, ::1] foot_pos):
         """Each leg's IK target (4 rows of x, y, z) [m] in its leg frame's coordinates. A
         swinging foot follows its path (swing_path) from `liftoff` to `anchor` (4, 2), over
-        `ground` (4,) (the foot sphere's centre height), seen from its frame as it is
+        the ground (4,) (the foot sphere's centre height: `ground` under its lift-off,
+        `landing_ground` under its anchor), seen from its frame as it is
         (frames (2, 3, 3): position, velocity, angular velocity; R (2, 3, 3)). A stance
         foot holds its anchor on the ground, reaching below it while it does not `support`,
         seen from its frame at its desired height (height_d[:, 0]) and orientation R_d
@@ -450,7 +453,7 @@ cdef class SwingPlan:
             f = k // 2
             if not stance[k]:
                 self._path(k, progress[k], liftoff[k, 0], liftoff[k, 1], anchor[k, 0],
-                           anchor[k, 1], ground[k])
+                           anchor[k, 1], ground[k], landing_ground[k])
                 d0 = self.path[k][0] - frames[f, 0, 0]
                 d1 = self.path[k][1] - frames[f, 0, 1]
                 d2 = self.path[k][2] - frames[f, 0, 2]

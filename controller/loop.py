@@ -27,6 +27,7 @@ from quadsim.controller.pd import ServoCommand, gain_arrays
 from quadsim.controller.spine import pitch_yaw_quat
 from quadsim.controller.stand import leg_kinematics
 from quadsim.controller.state import TRACKED_LINKS, ControllerState, DogState
+from quadsim.controller.terrain import GroundMap
 from quadsim.gaits.graph import GaitGraph
 from quadsim.gaits.params import PULL_UNLIMITED, SCHEMA, GaitParams
 from quadsim.gaits.waves import WAVES, StrideWaves, amplitude_name, phase_name
@@ -168,7 +169,9 @@ class GaitTerms:
 
 
 class Controller:
-    """The per-step controller of one skeleton and gait. dt: the control step [s]."""
+    """The per-step controller of one skeleton and gait. dt: the control step [s];
+    ground_map: the terrain's heights (World.ground_map), which a swinging foot reads under
+    where it will land (on flat ground it needs none)."""
 
     def __init__(
         self,
@@ -176,8 +179,10 @@ class Controller:
         params: GaitParams,
         dt: float = 1e-3,
         accel_limit_mps2: float = 1.0,
+        ground_map: GroundMap | None = None,
     ) -> None:
         self.skeleton = skeleton
+        self.ground_map = ground_map if ground_map is not None and not ground_map.flat else None
         self.dt = dt
         self.accel_limit = accel_limit_mps2
         self.command = Command()
@@ -495,6 +500,13 @@ class Controller:
                 s.anchor,
             )
         ground = (s.ground + self.foot_radius).tolist()  # the foot sphere's centre
+        landing = ground
+        if self.ground_map is not None:  # the ground under the landing, risen or fallen
+            height = self.ground_map.height
+            landing = [
+                g + height(*s.anchor[k]) - height(*s.liftoff[k]) if planned_swing[k] else g
+                for k, g in enumerate(ground)
+            ]
         target = plan.leg_targets(
             legs.swing,
             legs.stance,
@@ -502,6 +514,7 @@ class Controller:
             s.liftoff,
             s.anchor,
             ground,
+            landing,
             frames.frames,
             frames.R,
             frames.height_d,

@@ -43,6 +43,15 @@ from quadsim.controller.errors import SimError
 from quadsim.controller.kinematics import quat_to_matrix
 from quadsim.controller.pd import ServoCommand
 from quadsim.controller.state import TRACKED_LINKS, DogState
+from quadsim.controller.terrain import (
+    CELL_M,
+    START_M,
+    WIDTH_M,
+    GroundMap,
+    Terrain,
+    blocks,
+    heights,
+)
 from quadsim.models import GRAVITY_MPS2, LEGS, DogSpec, Skeleton, build_skeleton, preset, urdf_text
 
 try:
@@ -142,7 +151,7 @@ class World:
         c.changeDynamics(self.ground, -1, lateralFriction=friction)
         self._extend_ground(friction)
         self.terrain: list[int] = []
-        self._boxes: list[tuple[tuple[float, ...], tuple[float, ...]]] = []
+        self.ground_map = GroundMap()  # the terrain's heights, for the controller too
         self.t = 0.0
         self.pushes: list[Push] = []
         self._load_dog()
@@ -277,18 +286,47 @@ class World:
         toes = c.getLinkStates(self.dog, list(self._foot_ids))
         feet = self._feet_of(np.array([toe[4] + toe[5] for toe in toes]))
         lowest = float(np.min(feet[:, 2])) - self.spec.foot_radius
-        ground_top = self._ground_height_under(x, y)
+        ground_top = self.ground_map.height(x, y)
         base_z = 1.0 - lowest + ground_top + 1e-3
         c.resetBasePositionAndOrientation(self.dog, [x, y, base_z], quat)
         self.stand_height = base_z - ground_top
 
-    def _ground_height_under(self, x: float, y: float) -> float:
-        """Height [m] of the terrain top under (x, y): the highest box there, else 0."""
-        top = 0.0
-        for (cx, cy, cz), (hx, hy, hz) in self._boxes:
-            if abs(x - cx) <= hx and abs(y - cy) <= hy:
-                top = max(top, cz + hz)
-        return top
+    def add_heightfield(self, origin: tuple[float, float], cell: float, field: np.ndarray) -> int:
+        """Static ground of heights field (nx, ny) [m] on a grid of `cell` [m] whose first
+        point is at `origin` (x, y) [m]; returns its body id."""
+        field = np.asarray(field, dtype=float)
+        if field.ndim != 2 or min(field.shape) < 2 or not np.all(np.isfinite(field)):
+            raise SimError(f"a heightfield is a finite 2-D grid of heights, got {field.shape}")
+        c = self.client
+        nx, ny = field.shape
+        # pybullet centres the field on its grid and halfway between its lowest and highest
+        shape = c.createCollisionShape(
+            pybullet.GEOM_HEIGHTFIELD,
+            meshScale=[cell, cell, 1.0],
+            heightfieldData=field.T.reshape(-1).tolist(),  # x fastest
+            numHeightfieldRows=nx,
+            numHeightfieldColumns=ny,
+        )
+        centre = (
+            origin[0] + 0.5 * cell * (nx - 1),
+            origin[1] + 0.5 * cell * (ny - 1),
+            0.5 * (field.min() + field.max()),
+        )
+        body = c.createMultiBody(0.0, shape, basePosition=centre)
+        c.changeDynamics(body, -1, lateralFriction=self.friction)
+        c.changeVisualShape(body, -1, rgbaColor=(0.55, 0.5, 0.45, 1.0))
+        self.terrain.append(body)
+        self.ground_map.fields.append((origin[0], origin[1], cell, field))
+        return body
+
+    def add_terrain(self, terrain: Terrain, seed: int = 0) -> None:
+        """Build `terrain` (controller/terrain.py) ahead of the dog; rough ground is drawn
+        from `seed`."""
+        for centre, half_extents in blocks(terrain):
+            self.add_box(centre, half_extents)
+        field = heights(terrain, seed)
+        if field is not None:
+            self.add_heightfield((START_M, -0.5 * WIDTH_M), CELL_M, field)
 
     def add_box(
         self,
@@ -306,7 +344,7 @@ class World:
             self.friction if friction is None else friction,
         )
         self.terrain.append(body)
-        self._boxes.append((tuple(center), tuple(half_extents)))
+        self.ground_map.boxes.append((tuple(center), tuple(half_extents)))
         return body
 
     def add_platform(self, x_start: float, length: float, height: float, width: float = 2.0) -> int:
@@ -506,7 +544,7 @@ class World:
             or not vx * vx + vy * vy + vz * vz <= MAX_BASE_SPEED**2  # NaN is not <=
         ):
             return "unstable"
-        if state.torso_contact or z - self._ground_height_under(x, y) < 0.45 * self.stand_height:
+        if state.torso_contact or z - self.ground_map.height(x, y) < 0.45 * self.stand_height:
             return "fell"
         return "ok"
 

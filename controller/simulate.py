@@ -14,6 +14,7 @@ from quadsim.controller.loop import Controller
 from quadsim.controller.profile import Profile
 from quadsim.controller.recording import VideoRecorder
 from quadsim.controller.sim import Push, World
+from quadsim.controller.terrain import Terrain, parse_terrain
 from quadsim.gaits.params import GaitParams
 from quadsim.gaits.schedule import GaitSchedule
 from quadsim.models import DogSpec
@@ -35,6 +36,7 @@ def simulate(
     turn_rate_dps: float = 0.0,
     heading_deg: Profile | None = None,
     spec: DogSpec | str = "shepherd",
+    terrain: Terrain | str | None = None,
     record: str | Path | None = None,
     gui: bool = False,
     progress: Callable[[float], None] | None = None,
@@ -42,7 +44,8 @@ def simulate(
 ) -> tuple[RunResult, dict]:
     """Run `params` (a GaitParams, a preset name, or "auto": the gait chosen by speed) at
     `speed_mps` [m/s] (a number or a Profile of time) for `duration_s` [s] from standing,
-    turning at `turn_rate_dps` [deg/s] or along `heading_deg` (a Profile of time); returns
+    turning at `turn_rate_dps` [deg/s] or along `heading_deg` (a Profile of time), over
+    `terrain` (a spec such as "steps:0.06:1" or a Terrain; flat ground if None); returns
     the run and its summary (DESIGN.md's run-summary contract, plus `gaits_used` for "auto"
     and `turn_radius_m`). Raises GaitError for an unknown gait or a speed outside the band."""
     _check_inputs(seed, turn_rate_dps, spec)
@@ -55,14 +58,17 @@ def simulate(
         gait = GaitParams.load(params) if isinstance(params, str) else params
         gait.check_speed(speed.min)
         gait.check_speed(speed.max)
+    ground = parse_terrain(terrain) if isinstance(terrain, str) else terrain
     rng = np.random.default_rng(seed)
     with World(spec, gui=gui, renderer="egl" if record else None) as world:
+        if ground is not None:
+            world.add_terrain(ground, seed)
         world.place_dog(
             world.skeleton.stand_angles() + rng.normal(0.0, START_POSE_NOISE_RAD, world.n_joints)
         )
         for push in pushes:
             world.add_push(push)
-        controller = Controller(world.skeleton, gait, dt=CONTROL_DT)
+        controller = Controller(world.skeleton, gait, dt=CONTROL_DT, ground_map=world.ground_map)
         driver = Driver(
             controller,
             speed,

@@ -58,6 +58,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="T:FX,FY,FZ:DUR",
         help="push the chest at T s with a force (N, world frame) for DUR s; repeatable",
     )
+    p.add_argument(
+        "--terrain",
+        metavar="SPEC",
+        help="ground ahead of the dog: steps:H:D (H m high, D m long, up and down), "
+        "slope:DEG (a hill), rough:A (+-A m, seeded by --seed) or stairs:H:N",
+    )
     add_run_outputs(p)
     p.set_defaults(func=run)
 
@@ -99,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
             turn_rate_dps=args.turn_rate,
             heading_deg=heading,
             spec=args.preset,
+            terrain=args.terrain,
             record=video_path,
             gui=args.gui,
             progress=update,

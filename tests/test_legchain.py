@@ -350,7 +350,9 @@ def test_leg_targets_are_swing_paths_and_planted_feet_in_their_frames(seed: int)
     foot = rng.normal(size=(4, 3))
     flags = (progress.tolist(), stance.tolist(), support.tolist())
     frame_args = (frames, np.ascontiguousarray(R), height_d, np.ascontiguousarray(R_d))
-    got = plan.leg_targets(*flags, liftoff, anchor, ground.tolist(), *frame_args, foot)
+    got = plan.leg_targets(
+        *flags, liftoff, anchor, ground.tolist(), ground.tolist(), *frame_args, foot
+    )
     path = swing_path(liftoff, anchor, progress, v["height"], ground, shape=(v["skew"], v["early"]))
     swing = _in_frames(path, frames[:, 0], R)
     planted = np.c_[anchor, ground - np.where(support, 0.0, 0.02)]
@@ -365,3 +367,13 @@ def test_leg_targets_are_swing_paths_and_planted_feet_in_their_frames(seed: int)
     for k in np.flatnonzero(stance & (held[:, 2] == unclamped[:, 2])):
         f = FRAME_OF_LEG[k]
         np.testing.assert_allclose(R_d[f] @ got[k] + desired[f], planted[k], atol=1e-12)
+    # landing on higher ground: a swinging foot starts over the old and ends over the new
+    swinging = [False] * 4
+    for progress_now, rise in ((0.0, 0.0), (1.0, 0.1)):
+        flags = ([progress_now] * 4, swinging, support.tolist())
+        landing = (ground + 0.1).tolist()
+        paths = (liftoff, anchor, ground.tolist())
+        up = plan.leg_targets(*flags, *paths, landing, *frame_args, foot)
+        flat = plan.leg_targets(*flags, *paths, ground.tolist(), *frame_args, foot)
+        world_rise = np.einsum("kij,kj->ki", R[FRAME_OF_LEG], up - flat)[:, 2]
+        np.testing.assert_allclose(world_rise, rise, atol=1e-12)
