@@ -182,7 +182,7 @@ class Controller:
         ground_map: GroundMap | None = None,
     ) -> None:
         self.skeleton = skeleton
-        self.ground_map = ground_map if ground_map is not None and not ground_map.flat else None
+        self.ground_map = ground_map
         self.dt = dt
         self.accel_limit = accel_limit_mps2
         self.command = Command()
@@ -501,7 +501,7 @@ class Controller:
             )
         ground = (s.ground + self.foot_radius).tolist()  # the foot sphere's centre
         landing = ground
-        if self.ground_map is not None:  # the ground under the landing, risen or fallen
+        if self.ground_map is not None and not self.ground_map.flat:  # risen or fallen
             height = self.ground_map.height
             landing = [
                 g + height(*s.anchor[k]) - height(*s.liftoff[k]) if planned_swing[k] else g

@@ -72,11 +72,10 @@ MAX_JOINT_SPEED = 200.0  # [rad/s]
 PLANE_HALF_M = 100.0  # plane.urdf's collision box reaches this far from the origin [m]
 GROUND_EXTENT_M = 10_000.0  # the flat ground, extended, reaches this far [m]
 GROUND_SLAB_HALF_M = 5.0  # half the thickness of the ground's boxes, as plane.urdf's [m]
-MAX_PUSH_N, MAX_PUSH_S = 5000.0, 2.0
-# the paws: a stiff, near critically damped pad (0.9 mm under a standing dog's weight), not a rigid
-# sphere; a rigid foot chattered on and off the ground at the 1 kHz step
+MAX_PUSH_N, MAX_PUSH_S = 5000.0, 2.0  # beyond these a push is a typo, not a test
+# the paws: a stiff, near critically damped pad (0.9 mm under a standing dog's weight), not
+# a rigid sphere; a rigid foot chattered on and off the ground at the 1 kHz step
 PAW_STIFFNESS_N_PER_M, PAW_DAMPING_NS_PER_M = 1.0e5, 1.5e3
-# beyond these a push is a typo, not a test
 # of a pybullet link state: frame position, quaternion, velocity, angular velocity
 _LINK_MOTION = itemgetter(4, 5, 6, 7)
 
@@ -344,7 +343,7 @@ class World:
             self.friction if friction is None else friction,
         )
         self.terrain.append(body)
-        self.ground_map.boxes.append((tuple(center), tuple(half_extents)))
+        self.ground_map.add_box(center, half_extents)
         return body
 
     def add_platform(self, x_start: float, length: float, height: float, width: float = 2.0) -> int:

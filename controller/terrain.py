@@ -35,9 +35,15 @@ class GroundMap:
     swinging foot will land."""
 
     def __init__(self) -> None:
-        self.boxes: list[tuple[tuple[float, ...], tuple[float, ...]]] = []  # centre, half
+        # boxes as their x and y ranges and top (x0, x1, y0, y1, top) [m]: the controller
+        # looks under its swinging feet at every step
+        self.boxes: list[tuple[float, float, float, float, float]] = []
         # heightfields: grid origin (x, y) [m], cell [m], heights (nx, ny) [m]
         self.fields: list[tuple[float, float, float, np.ndarray]] = []
+
+    def add_box(self, centre: tuple[float, ...], half_extents: tuple[float, ...]) -> None:
+        (cx, cy, cz), (hx, hy, hz) = centre, half_extents
+        self.boxes.append((cx - hx, cx + hx, cy - hy, cy + hy, cz + hz))
 
     @property
     def flat(self) -> bool:
@@ -47,9 +53,9 @@ class GroundMap:
         """Height [m] of the ground's top at (x, y): the highest box or heightfield there,
         else 0 (a heightfield's cells interpolated bilinearly)."""
         top = 0.0
-        for (cx, cy, cz), (hx, hy, hz) in self.boxes:
-            if abs(x - cx) <= hx and abs(y - cy) <= hy:
-                top = max(top, cz + hz)
+        for x0, x1, y0, y1, box_top in self.boxes:
+            if x0 <= x <= x1 and y0 <= y <= y1 and box_top > top:
+                top = box_top
         for x0, y0, cell, field in self.fields:
             u, v = (x - x0) / cell, (y - y0) / cell
             i, j = math.floor(u), math.floor(v)
@@ -68,10 +74,6 @@ class Terrain:
 
     kind: str
     values: tuple[float, ...]
-
-    @property
-    def spec(self) -> str:
-        return ":".join([self.kind, *(f"{v:g}" for v in self.values)])
 
 
 def parse_terrain(spec: str) -> Terrain:
