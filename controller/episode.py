@@ -48,14 +48,14 @@ class RunLog:
     foot_contact: list = field(default_factory=list)
     joint_q: list = field(default_factory=list)
     joint_tau: list = field(default_factory=list)
-    marker_frames: list = field(default_factory=list)  # see World.marker_frames
+    link_frames: list = field(default_factory=list)  # see World.link_frames
     extra: dict[str, list] = field(default_factory=dict)
 
     def add(
         self,
         state: DogState,
         tau: np.ndarray,
-        marker_frames: np.ndarray,
+        link_frames: np.ndarray,
         extra: dict[str, float | np.ndarray] | None = None,
     ) -> None:
         self.t.append(state.t)
@@ -66,12 +66,13 @@ class RunLog:
         self.foot_contact.append(state.foot_contact)
         self.joint_q.append(state.q)
         self.joint_tau.append(tau)
-        self.marker_frames.append(marker_frames)
+        self.link_frames.append(link_frames)
         for key, value in (extra or {}).items():
             self.extra.setdefault(key, []).append(value)
 
     def arrays(self, world: World) -> dict:
-        """The log as arrays, its marker frames turned into `world`'s marker positions."""
+        """The log as arrays, its link frames split into link poses and turned into `world`'s
+        marker positions."""
         out = {
             k: np.asarray(getattr(self, k))
             for k in (
@@ -85,7 +86,13 @@ class RunLog:
                 "joint_tau",
             )
         }
-        out["markers"] = world.markers_from_frames(np.asarray(self.marker_frames))
+        frames = np.asarray(self.link_frames, dtype=float).reshape(-1, len(world.link_names), 7)
+        out["markers"] = world.markers_from_frames(frames)
+        out["link_pos"] = np.ascontiguousarray(frames[..., :3])
+        out["link_quat"] = np.ascontiguousarray(frames[..., 3:])
+        out["link_names"] = np.array(world.link_names)
+        out["link_parents"] = np.array(world.link_parents)
+        out["urdf"] = np.array(world.urdf)
         out["foot_contact"] = out["foot_contact"].astype(bool)
         out["marker_names"] = np.array(world.marker_names)
         out["joint_names"] = np.array(world.skeleton.joint_names)
@@ -165,7 +172,7 @@ def run_episode(
                     log.add(
                         state,
                         applied.copy(),
-                        world.marker_frames(),
+                        world.link_frames(),
                         extra_log(state) if extra_log else None,
                     )
                 if recorder is not None and recorder.due(state.t):

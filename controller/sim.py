@@ -193,8 +193,9 @@ class World:
 
     def _load_dog(self) -> None:
         c, sk = self.client, self.skeleton
+        self.urdf = urdf_text(sk)  # the body as simulated; logs carry it for exporters
         with tempfile.NamedTemporaryFile("w", suffix=".urdf", delete=False) as f:
-            f.write(urdf_text(sk))
+            f.write(self.urdf)
             path = f.name
         try:
             self.dog = c.loadURDF(path, [0.0, 0.0, 1.0], flags=pybullet.URDF_USE_INERTIA_FROM_FILE)
@@ -248,14 +249,15 @@ class World:
             raise SimError(f"foot offsets must lie on the toe frame's z axis, got {offsets}")
         self._foot_z_offset = np.array([oz for _, _, oz in offsets])
         self._torso_ids = {index_of_link[name] for name in sk.torso_links} | {-1}
-        markers = sk.markers.values()
-        # the frames markers ride on: the base (pelvis, id -1, row 0) and the links after it
-        self._marker_links = sorted({index_of_link[link] for link, _ in markers} - {-1})
-        self._marker_rows = [
-            0 if index_of_link[link] < 0 else 1 + self._marker_links.index(index_of_link[link])
-            for link, _ in markers
-        ]
-        self._marker_offsets = np.array([offset for _, offset in markers], dtype=float)
+        # the logged frames: row 0 the base (the pelvis, whose inertial frame is its link
+        # frame), then every other link of the skeleton, in skeleton order; markers ride on them
+        self.link_names = tuple(link.name for link in sk.links)
+        self.link_parents = tuple(
+            self.link_names.index(link.parent) if link.parent else -1 for link in sk.links
+        )
+        self._frame_links = [index_of_link[name] for name in self.link_names[1:]]
+        self._marker_rows = [self.link_names.index(link) for link, _ in sk.markers.values()]
+        self._marker_offsets = np.array([offset for _, offset in sk.markers.values()], dtype=float)
         self.stand_height = 0.0
         self.place_dog(sk.stand_angles())
         self._mobility = self._joint_mobility()
@@ -412,30 +414,29 @@ class World:
             torso_contact=torso_contact,
         )
 
-    def marker_frames(self) -> np.ndarray:
-        """The frames (1 + L, 7) the markers ride on, as logged: row 0 the base's, then one
-        per link with markers; each a position [m] and quaternion (xyzw). Turned into marker
-        positions by markers_from_frames, once per run (numpy per sample was most of the
-        logging's cost)."""
+    def link_frames(self) -> np.ndarray:
+        """The world frames (L, 7) of every link, as logged, in `link_names` order (row 0 the
+        base): each a position [m] and quaternion (xyzw). Turned into marker positions by
+        markers_from_frames, once per run (numpy per sample was most of the logging's cost).
+        The links' frames are computed afresh: pybullet's cached ones are a step older than
+        the base's pose (1-2 mm apart at a trot)."""
+        links = self._get_link_states(self.dog, self._frame_links, computeForwardKinematics=1)
         return np.fromiter(
-            chain(
-                *self._get_base_pose(self.dog),
-                *(s[4] + s[5] for s in self._get_link_states(self.dog, self._marker_links)),
-            ),
+            chain(*self._get_base_pose(self.dog), *(s[4] + s[5] for s in links)),
             float,
-            7 * (len(self._marker_links) + 1),
+            7 * len(self.link_names),
         ).reshape(-1, 7)
 
     def markers_from_frames(self, frames: np.ndarray) -> np.ndarray:
         """World positions (..., M, 3) [m] of the markers, in `marker_names` order, from
-        marker frames (..., 1 + L, 7)."""
+        link frames (..., L, 7)."""
         frames = np.asarray(frames, dtype=float)[..., self._marker_rows, :]
         rot = quat_to_matrix(frames[..., 3:])
         return frames[..., :3] + np.einsum("...kij,kj->...ki", rot, self._marker_offsets)
 
     def marker_positions(self) -> np.ndarray:
         """World positions (M, 3) [m] of the skeleton's markers, in `marker_names` order."""
-        return self.markers_from_frames(self.marker_frames())
+        return self.markers_from_frames(self.link_frames())
 
     @property
     def marker_names(self) -> tuple[str, ...]:
