@@ -7,8 +7,8 @@ The API::
 
 Subpackages: ``quadsim.models`` (the dog's body), ``quadsim.controller`` (World, the control
 step, the episode loop), ``quadsim.gaits`` (gait graphs and parameters), ``quadsim.mocap``
-(motion capture), ``quadsim.optimize`` (CMA-ES), ``quadsim.ik`` (the IK toolkit, no pybullet)
-and ``quadsim.scripts`` (the command line).
+(motion capture), ``quadsim.optimize`` (CMA-ES), ``quadsim.ik`` (the IK toolkit, no pybullet),
+``quadsim.export`` (a run as BVH or glTF) and ``quadsim.scripts`` (the command line).
 """
 
 from __future__ import annotations

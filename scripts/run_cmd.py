@@ -6,6 +6,7 @@ import argparse
 
 from quadsim.controller.profile import Profile
 from quadsim.controller.simulate import AUTO, parse_push, simulate
+from quadsim.export import FORMATS, check_output, export_log
 from quadsim.gaits.params import GaitParams, preset_names
 from quadsim.runlog import save_log
 from quadsim.scripts.common import (
@@ -64,6 +65,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="ground ahead of the dog: steps:H:D (H m high, D m long, up and down), "
         "slope:DEG (a hill), rough:A (+-A m, seeded by --seed) or stairs:H:N",
     )
+    p.add_argument(
+        "--export",
+        metavar="FILE",
+        help=f"write the run's motion as {' or '.join(FORMATS)} (see quadsim export)",
+    )
     add_run_outputs(p)
     p.set_defaults(func=run)
 
@@ -71,6 +77,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     log_path = writable_path(args.log, (".npz",)) if args.log else None
     video_path = writable_path(args.record, (".mp4",)) if args.record else None
+    export_path = check_output(args.export) if args.export else None
     auto = args.gait == AUTO and not args.params
     known = preset_names()
     if not (auto or args.params or args.gait in known or args.gait.endswith(".toml")):
@@ -114,5 +121,7 @@ def run(args: argparse.Namespace) -> int:
         close()
     if log_path:
         save_log(log_path, result.log)
+    if export_path:
+        export_log(result.log, export_path)
     print_summary(summary, args.json)
     return 0
