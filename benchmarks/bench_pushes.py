@@ -2,12 +2,18 @@
 its `bench_pushes` markers) and a polar plot per gait (docs/pushes.png).
 
     python benchmarks/bench_pushes.py [--seeds 1] [--steps 4] [--max-force 1600] [--workers 2]
+    python benchmarks/bench_pushes.py --survival walk=20,trot=30 [--seeds 3]
 
 Each gait runs at its nominal speed; at PUSH_AT_S a horizontal push of 0.1 s hits the chest
 from a direction every 45 degrees (0: from behind, pushing forward; 90: pushing left). The
 dog survives when it has not fallen RECOVER_S later. Per direction and seed the largest
 force survived is found by bisection between 0 and --max-force in --steps steps; the table
 gives the impulse [N*s] of the weakest seed.
+
+Survival is not monotonic in the force (a harder push can land in a better phase of the
+stride), so bisections are noisy; `--survival GAIT=N*s,...` instead counts the directions and
+seeds that survive one impulse per gait, which compares two versions of the controller
+better. It prints its table and writes nothing.
 """
 
 from __future__ import annotations
@@ -54,6 +60,24 @@ def largest_survived(job: tuple[str, float, int, int, float]) -> tuple[str, floa
     return gait, direction, seed, low
 
 
+def survival_counts(impulses: dict[str, float], seeds: int, workers: int) -> list[str]:
+    """How many of the 8 directions x `seeds` seeds survive `impulses` [N*s] per gait."""
+    jobs = [(g, d, s) for g in impulses for d in DIRECTIONS_DEG for s in range(seeds)]
+    gaits, directions, seed_list = zip(*jobs, strict=True)
+    forces = [impulses[g] / PUSH_S for g in gaits]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        alive = list(pool.map(survives, gaits, directions, forces, seed_list))
+    head = " | ".join(f"{d}°" for d in DIRECTIONS_DEG)
+    lines = [f"| gait | impulse [N·s] | {head} | survived |", "|---" * 11 + "|"]
+    for gait, impulse in impulses.items():
+        ok = {d: 0 for d in DIRECTIONS_DEG}
+        for (g, d, _), a in zip(jobs, alive, strict=True):
+            ok[d] += g == gait and a
+        total = f"{sum(ok.values())} of {len(DIRECTIONS_DEG) * seeds}"
+        lines.append(f"| {gait} | {impulse:g} | {' | '.join(map(str, ok.values()))} | {total} |")
+    return lines
+
+
 def table(impulse: dict[str, dict[float, float]], max_force: float) -> list[str]:
     head = " | ".join(f"{d}°" for d in DIRECTIONS_DEG)
     lines = [f"| gait | {head} | weakest |", "|---" * (len(DIRECTIONS_DEG) + 2) + "|"]
@@ -72,7 +96,12 @@ def main() -> None:
     ap.add_argument("--max-force", type=float, default=1600.0, help="[N], the bisection's top")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--gaits", default=",".join(NOMINAL))
+    ap.add_argument("--survival", metavar="GAIT=N*s,...", help="count survivals of one impulse")
     args = ap.parse_args()
+    if args.survival:
+        impulses = {g: float(n) for g, n in (item.split("=") for item in args.survival.split(","))}
+        print("\n".join(survival_counts(impulses, args.seeds, args.workers)))
+        return
     gaits = args.gaits.split(",")
     jobs = [
         (g, d, s, args.steps, args.max_force)
