@@ -12,7 +12,7 @@ from quadsim.controller.episode import RunResult, run_episode, summarize
 from quadsim.controller.errors import SimError
 from quadsim.controller.loop import Controller
 from quadsim.controller.profile import Profile
-from quadsim.controller.recording import VideoRecorder
+from quadsim.controller.recording import DEFAULT_CAMERA, VideoRecorder, camera_named
 from quadsim.controller.sim import Push, World
 from quadsim.controller.terrain import Terrain, parse_terrain
 from quadsim.gaits.params import GaitParams
@@ -38,6 +38,7 @@ def simulate(
     spec: DogSpec | str = "shepherd",
     terrain: Terrain | str | None = None,
     record: str | Path | None = None,
+    camera: str = DEFAULT_CAMERA,
     gui: bool = False,
     progress: Callable[[float], None] | None = None,
     log_hz: float = 200.0,
@@ -47,8 +48,10 @@ def simulate(
     turning at `turn_rate_dps` [deg/s] or along `heading_deg` (a Profile of time), over
     `terrain` (a spec such as "steps:0.06:1" or a Terrain; flat ground if None); returns
     the run and its summary (DESIGN.md's run-summary contract, plus `gaits_used` for "auto"
-    and `turn_radius_m`). Raises GaitError for an unknown gait or a speed outside the band."""
+    and `turn_radius_m`); `record` films it (MP4) with `camera` (side, three-quarter, front
+    or top). Raises GaitError for an unknown gait or a speed outside the band."""
     _check_inputs(seed, turn_rate_dps, spec)
+    camera_named(camera)  # before the run, not after it
     speed = speed_mps if isinstance(speed_mps, Profile) else Profile.constant(speed_mps)
     schedule = None
     if params == AUTO:
@@ -76,7 +79,7 @@ def simulate(
             turn_rate_dps=turn_rate_dps,
             schedule=schedule,
         )
-        recorder = VideoRecorder(record) if record else None
+        recorder = VideoRecorder(record, camera=camera) if record else None
         try:
             result = run_episode(
                 world,

@@ -1,10 +1,12 @@
-"""URDF text generated from a DogSpec (no hand-kept URDF file to drift from the spec)."""
+"""URDF text generated from a DogSpec (no hand-kept URDF file to drift from the spec): the
+skeleton's collision shapes, masses and inertias, and the visual shapes of models/looks.py."""
 
 from __future__ import annotations
 
 import html
 import math
 
+from quadsim.models.looks import Shape, visual_shapes
 from quadsim.models.skeleton import Link, Skeleton, build_skeleton
 from quadsim.models.spec import DogSpec
 
@@ -34,29 +36,29 @@ def _geometry(link: Link) -> str:
     return f'<capsule radius="{_f(radius)}" length="{_f(length)}"/>'
 
 
-# German-shepherd colours: black-and-tan saddle, tan legs and head, dark paws.
-SADDLE = "0.18 0.14 0.1 1"
-TAN = "0.72 0.5 0.27 1"
-PAW = "0.1 0.08 0.07 1"
-
-
-def _colour(link: Link) -> str:
-    name = link.name
-    if name.startswith(("pelvis", "spine", "chest", "tail")):
-        return SADDLE
-    return TAN
-
-
 def quoteattr(value: str) -> str:
     """An XML attribute value in double quotes (html, not xml.sax: that one imports urllib,
     a tenth of a run's start)."""
     return f'"{html.escape(value, quote=True)}"'
 
 
-def _link_xml(link: Link) -> str:
-    rpy = _shape_rpy(link)
-    material = f'<material name="c_{link.name}"><color rgba="{_colour(link)}"/></material>'
+def _visual_xml(link: Link, k: int, shape: Shape) -> str:
+    if shape.kind == "box":
+        geometry = f'<box size="{_xyz(shape.size)}"/>'
+    elif shape.kind == "sphere":
+        geometry = f'<sphere radius="{_f(shape.size[0])}"/>'
+    else:
+        geometry = f'<capsule radius="{_f(shape.size[0])}" length="{_f(shape.size[1])}"/>'
+    return (
+        f'  <visual><origin xyz="{_xyz(shape.xyz)}" rpy="{_xyz(shape.rpy)}"/>'
+        f"<geometry>{geometry}</geometry>"
+        f'<material name="{shape.colour}_{link.name}_{k}"><color rgba="{_xyz(shape.rgba)}"/>'
+        "</material></visual>"
+    )
 
+
+def _link_xml(link: Link, shapes: tuple[Shape, ...]) -> str:
+    rpy = _shape_rpy(link)
     ixx, iyy, izz = link.inertia_diagonal()
     origin = f'<origin xyz="{_xyz(link.center)}" rpy="{_xyz(rpy)}"/>'
     body = [
@@ -64,14 +66,12 @@ def _link_xml(link: Link) -> str:
         f'  <inertial>{origin}<mass value="{_f(link.mass)}"/>'
         f'<inertia ixx="{_f(ixx)}" iyy="{_f(iyy)}" izz="{_f(izz)}" ixy="0" ixz="0" iyz="0"/>'
         "</inertial>",
-        f"  <visual>{origin}<geometry>{_geometry(link)}</geometry>{material}</visual>",
+        *(_visual_xml(link, k, shape) for k, shape in enumerate(shapes)),
         f"  <collision>{origin}<geometry>{_geometry(link)}</geometry></collision>",
     ]
     if link.foot_radius > 0:
         tip = tuple(link.size[1] * d for d in link.direction)
         sphere = f'<geometry><sphere radius="{_f(link.foot_radius)}"/></geometry>'
-        paw = f'<material name="paw_{link.name}"><color rgba="{PAW}"/></material>'
-        body.append(f'  <visual><origin xyz="{_xyz(tip)}"/>{sphere}{paw}</visual>')
         body.append(f'  <collision><origin xyz="{_xyz(tip)}"/>{sphere}</collision>')
     body.append("</link>")
     return "\n".join(body)
@@ -99,8 +99,9 @@ def urdf_text(spec_or_skeleton: DogSpec | Skeleton) -> str:
         else build_skeleton(spec_or_skeleton)
     )
     parts = [f'<?xml version="1.0"?>\n<robot name={quoteattr("quadsim_" + sk.spec.name)}>']
+    looks = visual_shapes(sk)
     for link in sk.links:
-        parts.append(_link_xml(link))
+        parts.append(_link_xml(link, looks[link.name]))
         parent = link.parent
         for k, joint in enumerate(link.joints):
             last = k == len(link.joints) - 1

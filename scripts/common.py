@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from quadsim.controller.recording import CAMERAS, DEFAULT_CAMERA
 from quadsim.errors import QuadsimError
 
 
@@ -68,6 +69,13 @@ def add_run_outputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the run summary as JSON")
     parser.add_argument("--log", metavar="FILE.npz", help="write the run log (arrays) here")
     parser.add_argument("--record", metavar="FILE.mp4", help="record a video (30 fps)")
+    parser.add_argument(
+        "--camera",
+        choices=list(CAMERAS),
+        default=DEFAULT_CAMERA,
+        help=f"the video's view of the dog (default {DEFAULT_CAMERA}: from the side at leg "
+        "height, which shows the footfalls)",
+    )
     parser.add_argument("--gui", action="store_true", help="open pybullet's window")
     parser.add_argument("--preset", default="shepherd", help="dog preset (default shepherd)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

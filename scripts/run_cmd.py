@@ -114,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
             spec=args.preset,
             terrain=args.terrain,
             record=video_path,
+            camera=args.camera,
             gui=args.gui,
             progress=update,
         )

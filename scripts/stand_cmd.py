@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     with World(args.preset, gui=args.gui, renderer="egl" if video_path else None) as world:
         # a small random start pose (seeded), so that seeds give different runs
         world.place_dog(world.skeleton.stand_angles() + rng.normal(0.0, 0.01, world.n_joints))
-        recorder = VideoRecorder(video_path) if video_path else None
+        recorder = VideoRecorder(video_path, camera=args.camera) if video_path else None
         update, close = progress_bar(not args.quiet and video_path is not None, "stand")
         try:
             controller = StandController(world.skeleton)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_looks import bbox_aspect, coat
 
 from quadsim.gaits.params import preset_names
 
@@ -183,3 +184,24 @@ def test_phase_contacts_need_one_gait_and_a_log_that_records_the_plan(tmp_path: 
         "2.4",
     )
     assert out.returncode == 0, out.stderr
+
+
+def test_the_video_camera_is_chosen_on_the_command_line(tmp_path: Path) -> None:
+    import imageio.v3 as iio
+
+    aspect = {}
+    for camera in ("side", "front"):
+        video = tmp_path / f"{camera}.mp4"
+        out = quadsim(
+            "stand", "--duration", "0.5", "--quiet", "--record", str(video), "--camera", camera
+        )
+        assert out.returncode == 0, out.stderr
+        frames = iio.imread(video)
+        tan, black = coat(frames[len(frames) // 2])
+        assert tan.mean() > 0.01 and black.mean() > 0.005
+        aspect[camera] = bbox_aspect(tan | black)
+    assert aspect["side"] > 1.4 > 0.9 > aspect["front"], aspect
+    bad = quadsim("run", "--duration", "1", "--camera", "sideways")
+    assert bad.returncode == 2
+    last = bad.stderr.strip().splitlines()[-1]
+    assert "'side', 'three-quarter', 'front', 'top'" in last and "Traceback" not in bad.stderr

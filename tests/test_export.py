@@ -8,6 +8,7 @@ import json
 import struct
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -339,3 +340,37 @@ def test_bad_exports_are_one_line_and_status_2(
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and expected in lines[0], out.stderr
     assert not list(tmp_path.glob("x*"))
+
+
+def _srgb_to_linear(c: float) -> float:
+    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+
+def test_glb_draws_every_visual_shape_of_the_model_in_its_colour(runs: dict) -> None:
+    """One primitive per URDF <visual>, with that visual's colour as its material: the
+    dog's looks (tan coat, black saddle, muzzle and ears) reach Blender and the viewers."""
+    log, _, _, glb = runs["walk"]
+    links = {link.get("name"): link for link in ET.fromstring(str(log["urdf"])).iter("link")}
+    gltf = GLTF2().load(str(glb))
+    blob = gltf.binary_blob()
+    drawn = 0
+    for node in gltf.nodes:
+        if node.name not in links:
+            continue
+        visuals = links[node.name].findall("visual")
+        primitives = gltf.meshes[node.mesh].primitives if node.mesh is not None else []
+        assert len(primitives) == len(visuals), node.name
+        for primitive, visual in zip(primitives, visuals, strict=True):
+            rgba = [float(v) for v in visual.find("material/color").get("rgba").split()]
+            colour = gltf.materials[primitive.material].pbrMetallicRoughness.baseColorFactor
+            expected = [_srgb_to_linear(c) for c in rgba[:3]] + rgba[3:]
+            np.testing.assert_allclose(colour, expected, atol=1e-6)
+        drawn += len(primitives)
+    assert drawn >= 50  # many shapes: not one box per link
+    # the ears (boxes, turned to stand up) are the head's highest points in its own frame
+    head = gltf.meshes[next(n.mesh for n in gltf.nodes if n.name == "head")]
+    tops = []
+    for primitive, visual in zip(head.primitives, links["head"].findall("visual"), strict=True):
+        top = _accessor(gltf, blob, primitive.attributes.POSITION)[:, 2].max()
+        tops.append((float(top), visual.find("geometry")[0].tag))
+    assert max(tops)[1] == "box"

@@ -67,8 +67,9 @@ OPTIONS = {
         "--params",
         "--log",
         "--record",
+        "--camera",
     ],
-    "stand": ["--duration", "--seed", "--preset", "--log", "--record"],
+    "stand": ["--duration", "--seed", "--preset", "--log", "--record", "--camera"],
 }
 
 
