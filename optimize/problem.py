@@ -17,6 +17,7 @@ from quadsim.optimize.errors import OptimizeError
 from quadsim.optimize.rundir import command_line, git_commit
 
 if TYPE_CHECKING:
+    from quadsim.gaits.params import GaitParams
     from quadsim.optimize.cmaes import RunConfig
 
 VIDEO_S = 10.0  # [s] length of the video of the best gait
@@ -48,13 +49,13 @@ FREE_SETS = {"style": STYLE_FREE}  # and "all": every parameter the gait's symme
 SIM_OBJECTIVES = ("paper", "footfalls", "both", "sim")
 
 
-def free_names(template: Any, free: str | None) -> Any:
+def free_names(template: GaitParams, free: str | None) -> GaitParams:
     """The gait `template` with the parameters `free` names free: "style" (the default),
     "all", or comma-separated names."""
-    if free in (None, "all"):
-        return template if free == "all" else template.with_free(STYLE_FREE)
-    if free in FREE_SETS:
-        return template.with_free(FREE_SETS[free])
+    if free == "all":
+        return template
+    if free is None or free in FREE_SETS:
+        return template.with_free(FREE_SETS[free or "style"])
     return template.with_free([n.strip() for n in free.split(",") if n.strip()])
 
 
@@ -79,7 +80,9 @@ def optimization_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, 
 
     from quadsim.gaits.params import GaitParams
 
-    template = free_names(GaitParams.load(args.gait), args.free)
+    # a run saved without --free is from before `style` was the default: it freed them all
+    free = "all" if args.free is None and getattr(args, "resume", False) else args.free
+    template = free_names(GaitParams.load(args.gait), free)
     names = tuple(template.free_names())
     x0 = np.clip(np.asarray(template.to_unit(), dtype=float), 0.0, 1.0)
     from quadsim.optimize import sim_eval

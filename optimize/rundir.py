@@ -194,6 +194,8 @@ def settle_arguments(args: argparse.Namespace) -> None:
         for name in ("reference", "gait"):
             if _is_path(name, getattr(args, name)):
                 setattr(args, name, str(Path(getattr(args, name)).resolve()))
+        if args.free is None and args.objective != "sphere":  # saved, and in the provenance
+            args.free = "style"
     if args.objective == "sphere":
         for name, value in TEST_FUNCTION_DEFAULTS.items():
             if getattr(args, name) is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import functools
 import json
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -249,3 +250,23 @@ def test_multi_start_is_not_ipop() -> None:
 
     with pytest.raises(RunDirError, match="cannot also restart by IPOP"):
         _starts_cfg(ipop_restarts=1)
+
+
+@needs_clips
+def test_new_runs_save_their_free_set_and_older_runs_resume_with_all(tmp_path: Path) -> None:
+    argv = ["optimize", "--gait", "trot", "--reference", str(TROT), "--popsize", "2"]
+    argv += ["--seeds-per-candidate", "1", "--episode-s", "3", "--executor", "serial", "--quiet"]
+    new, old = tmp_path / "new", tmp_path / "old"
+    assert main([*argv, "--evals", "2", "--out", str(new)]) == 0
+    assert json.loads((new / "config.json").read_text())["meta"]["free"] == "style"
+    assert "--free style" in GaitParams.load(new / "best_trot.toml").provenance["command"]
+    # a run from before `style` (no free set saved) freed every parameter; it resumes so
+    assert main([*argv, "--evals", "2", "--free", "all", "--out", str(old)]) == 0
+    config = json.loads((old / "config.json").read_text())
+    config["meta"]["free"] = None
+    (old / "config.json").write_text(json.dumps(config))
+    state = load_checkpoint(old)
+    state["config"]["meta"]["free"] = None
+    (old / "checkpoint.pkl").write_bytes(pickle.dumps(state))
+    assert main(["optimize", "--resume", str(old), "--evals", "4", "--quiet"]) == 0
+    assert load_checkpoint(old)["evals"] == 4 and load_checkpoint(old)["config"]["dim"] == 114
