@@ -41,7 +41,7 @@ DEFAULTS = {
     "episode_s": EPISODE_S,
     "evals": 2000,
     "seed": 0,
-    # over the 28 `style` parameters of the trot, gen 1 (26 runs of 10 s, seeds 0-4): sigma
+    # over the `style` parameters of the trot, gen 1 (26 runs of 10 s, seeds 0-4): sigma
     # 0.06 kept 81-96% up, 0.08 62-85% (docs/optimizer.md)
     "sigma": 0.06,
     "seeds_per_candidate": 2,  # one seed's best gait fell on one of five seeds (notebook)
