@@ -250,11 +250,17 @@ def test_an_interrupted_multi_start_run_resumes_as_if_never_stopped(tmp_path: Pa
     assert load_checkpoint(tmp_path / "b")["history"] == load_checkpoint(tmp_path / "a")["history"]
 
 
-def test_multi_start_is_not_ipop() -> None:
-    from quadsim.optimize.errors import RunDirError
-
-    with pytest.raises(RunDirError, match="cannot also restart by IPOP"):
-        _starts_cfg(ipop_restarts=1)
+def test_multi_start_from_the_command_line(tmp_path: Path, capsys) -> None:
+    argv = ["optimize", "--gait", "sphere", "--objective", "sphere", "--dim", "4", "--quiet"]
+    argv += ["--executor", "serial", "--evals", "48", "--starts", "2", "--start-radius", "0.2"]
+    assert main([*argv, "--out", str(tmp_path / "m")]) == 0
+    config = json.loads((tmp_path / "m/config.json").read_text())
+    assert (config["starts"], config["start_radius"]) == (2, 0.2)
+    assert [int(r["restart"]) for r in _history(tmp_path / "m")] == [0, 0, 0, 1, 1, 1]
+    capsys.readouterr()
+    assert main([*argv, "--ipop", "1", "--out", str(tmp_path / "both")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "cannot also restart by IPOP" in err
 
 
 @needs_clips

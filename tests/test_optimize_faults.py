@@ -9,6 +9,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,9 @@ def _cfg() -> RunConfig:
     return RunConfig(dim=4, gait="sphere", seed=5, max_evals=POP * GENERATIONS)
 
 
-def _kill_mid_run(run_dir: Path, pids: callable, killed: list[int]) -> threading.Thread:
+def _kill_mid_run(
+    run_dir: Path, pids: Callable[[], list[int]], killed: list[int]
+) -> threading.Thread:
     """A thread that, once generation 2 is checkpointed, kills one worker with SIGKILL while
     the next generation's evaluations run."""
 
