@@ -92,6 +92,9 @@ class RunConfig:
     pycma's 4 + 3 ln n; sigma0: initial step in unit-box units; seed: >= 0, drives pycma
     and the evaluation seeds; diagonal: sep-CMA (CMA_diagonal), None = when dim > 40;
     ipop_restarts: restarts with doubled population after pycma's termination criteria;
+    starts / start_radius: a multi-start run (the paper's): `starts` searches, each from x0
+    plus a uniform offset U(-r, r) per parameter (clipped to the box), each with an equal
+    share of the budget (a search that stops early hands the rest on); not with IPOP;
     max_evals: evaluation budget (simulations, counting every seed); seeds_per_candidate:
     the score is the mean over that many seeds; pushes: set PUSH_FLAG in the seeds;
     timeout_s / penalty: per evaluation; x0: start point in [0, 1]^n (default 0.5);
@@ -106,6 +109,8 @@ class RunConfig:
     seed: int = 0
     diagonal: bool | None = None
     ipop_restarts: int = 0
+    starts: int = 1
+    start_radius: float = 0.1
     max_evals: int = 2000
     seeds_per_candidate: int = 1
     pushes: bool = False
@@ -137,6 +142,13 @@ class RunConfig:
             problems.append("seeds_per_candidate must be >= 1")
         if self.max_evals < 1:
             problems.append("max_evals must be >= 1")
+        if self.starts < 1 or not 0.0 <= self.start_radius <= 0.5:
+            problems.append(
+                f"starts must be >= 1 and start_radius in [0, 0.5], got {self.starts} and "
+                f"{self.start_radius}"
+            )
+        if self.starts > 1 and self.ipop_restarts:
+            problems.append("a multi-start run (starts > 1) cannot also restart by IPOP")
         if problems:
             raise RunDirError("bad optimization config: " + "; ".join(problems))
 
@@ -248,13 +260,17 @@ def _cma_options(config: RunConfig, run_dir: Path, popsize: int | None, restart:
 def _new_es(config: RunConfig, run_dir: Path, popsize: int | None, restart: int):  # noqa: ANN202
     import cma
 
-    x0 = list(config.x0) if config.x0 is not None else [0.5] * config.dim
+    x0 = np.asarray(config.x0 if config.x0 is not None else [0.5] * config.dim, dtype=float)
+    if config.starts > 1:  # each start's own offset, from the run's seed (no global RNG)
+        rng = np.random.default_rng([config.seed, restart])
+        r = config.start_radius
+        x0 = np.clip(x0 + rng.uniform(-r, r, config.dim), 0.0, 1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if config.dim == 1:  # pycma needs n >= 2; optimize over [x, dummy]
             raise RunDirError("dimension 1 is not supported by pycma; free at least 2 parameters")
         return cma.CMAEvolutionStrategy(
-            x0, config.sigma0, _cma_options(config, run_dir, popsize, restart)
+            list(x0), config.sigma0, _cma_options(config, run_dir, popsize, restart)
         )
 
 
@@ -395,6 +411,12 @@ def _save(rd: Path, state: dict[str, Any]) -> None:
         ) from None
 
 
+def _next_start_due(config: RunConfig, state: Mapping[str, Any]) -> bool:
+    """Whether the current start of a multi-start run has spent its share of the budget."""
+    k = state["restarts"]
+    return k < config.starts - 1 and state["evals"] >= config.max_evals * (k + 1) // config.starts
+
+
 def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  # noqa: ANN001
     from tqdm.auto import tqdm
 
@@ -413,6 +435,9 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
     try:
         while state["evals"] < config.max_evals and not state["stop_reason"]:
             started = time.perf_counter()
+            if _next_start_due(config, state):
+                state["restarts"] += 1
+                es = _new_es(config, rd, config.popsize, state["restarts"])
             left = -(-(config.max_evals - state["evals"]) // len(seeds))  # whole candidates
             partial = left < es.popsize
             if partial:  # the CMA state from before this generation is what stays
@@ -478,6 +503,9 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
                     state["restarts"] += 1
                     state["popsize"] = 2 * state["popsize"]
                     es = _new_es(config, rd, state["popsize"], state["restarts"])
+                elif state["restarts"] < config.starts - 1:  # the next start takes the rest
+                    state["restarts"] += 1
+                    es = _new_es(config, rd, config.popsize, state["restarts"])
                 else:
                     state["stop_reason"] = ", ".join(sorted(stop))
             if partial:

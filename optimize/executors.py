@@ -19,6 +19,7 @@ import math
 import multiprocessing as mp
 import os
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -138,6 +139,7 @@ class DaskExecutor(Executor):
             self.client = Client(self._cluster)
             self._n = n
         else:
+            _probe(address)
             try:
                 self.client = Client(address, timeout=f"{CONNECT_TIMEOUT_S:g}s")
             except OSError as exc:  # dask's TimeoutError and refused connections
@@ -168,6 +170,19 @@ class DaskExecutor(Executor):
             self.client.close()
             if self._cluster is not None:
                 self._cluster.close()
+
+
+def _probe(address: str) -> None:
+    """One TCP connection to a tcp://HOST:PORT scheduler, so that a refused one is told at
+    once (dask's Client retries a refused connection until its timeout, 10 s)."""
+    host, _, port = address.removeprefix("tcp://").rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise ExecutorSpecError(
+            f"no Dask scheduler answers at {address} ({exc.strerror or type(exc).__name__}); "
+            f"start one (`dask scheduler`) or choose another executor: {EXECUTOR_CHOICES}"
+        ) from None
 
 
 def make_executor(spec: str = "local", workers: int | None = None) -> Executor:

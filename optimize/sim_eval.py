@@ -17,8 +17,13 @@ from quadsim.gaits.params import GaitParams
 from quadsim.mocap.motion import load_reference
 from quadsim.models import LEGS
 from quadsim.optimize.cmaes import decode_eval_seed
-from quadsim.optimize.objective import Objective, Weights, evaluate_log
-from quadsim.optimize.reference import StrideCycle, extract_strides, synthetic_reference
+from quadsim.optimize.objective import OBJECTIVES, FootfallTargets, Objective, evaluate_log
+from quadsim.optimize.reference import (
+    StrideCycle,
+    extract_strides,
+    stats_from_swing,
+    synthetic_reference,
+)
 
 SETTLE_S = 2.0  # the start from standing is not part of the style terms
 
@@ -37,12 +42,8 @@ def dog_leg_length(spec_name: str = "shepherd") -> float:
     return float(np.mean(roots)) - foot_z
 
 
-@lru_cache(maxsize=8)
-def reference_cycle(path: str | None, gait_file_key: str, leg_length_m: float) -> StrideCycle:
-    """The reference stride, scaled to the simulated dog's leg length. Without a file, a
-    synthetic reference from the gait's own graph (`gait_file_key` is the gait's TOML)."""
-    if path:
-        return extract_strides(load_reference(path)).scaled(leg_length_m)
+def _gait_swing(gait_file_key: str) -> tuple[GaitParams, dict[str, tuple[float, float]]]:
+    """The gait of a TOML text and its legs' swing intervals (lift-off, touchdown phases)."""
     import tomllib
 
     gait = GaitParams.from_dict(tomllib.loads(gait_file_key))
@@ -51,9 +52,48 @@ def reference_cycle(path: str | None, gait_file_key: str, leg_length_m: float) -
         leg: (s, (s + d) % 1.0)
         for leg, s, d in zip(LEGS, graph.swing_start, graph.swing_duration, strict=True)
     }
+    return gait, swing
+
+
+@lru_cache(maxsize=8)
+def reference_cycle(path: str | None, gait_file_key: str, leg_length_m: float) -> StrideCycle:
+    """The reference stride, scaled to the simulated dog's leg length. Without a file, a
+    synthetic reference from the gait's own graph (`gait_file_key` is the gait's TOML)."""
+    if path:
+        return extract_strides(load_reference(path)).scaled(leg_length_m)
+    gait, swing = _gait_swing(gait_file_key)
+    graph = gait.graph()
     speed = sum(gait.speed_band_mps) / 2
     motion = synthetic_reference(graph.period_s, swing, leg_length_m, speed)
     return extract_strides(motion)
+
+
+@lru_cache(maxsize=8)
+def reference_footfalls(
+    path: str | None, gait_file_key: str, leg_length_m: float
+) -> FootfallTargets:
+    """The footfall targets of the reference: a clip's duty factors, touchdown phases and
+    stride period (scaled to `leg_length_m` by the Froude rule); without a file, the gait
+    graph's own (`gait_file_key` is the gait's TOML)."""
+    if path:
+        from quadsim.mocap.footfalls import analyze_footfalls
+        from quadsim.mocap.motion import leg_length
+
+        motion = load_reference(path)
+        stats = analyze_footfalls(motion)
+        scale = leg_length_m / leg_length(motion, stance=stats.stance)
+        return FootfallTargets(
+            stats.stride_period_s * scale**0.5,
+            tuple(float(stats.duty_factor[f]) for f in LEGS),
+            tuple(float(stats.phase_offset[f]) for f in LEGS),
+        )
+    gait, swing = _gait_swing(gait_file_key)
+    expected = stats_from_swing(swing)
+    return FootfallTargets(
+        gait["period_s"],
+        tuple(float(expected["duty_factor"][f]) for f in LEGS),
+        tuple(float(expected["phase_offset"][f]) for f in LEGS),
+    )
 
 
 def evaluate(x_unit: np.ndarray, seed: int, config: dict[str, Any]) -> Objective:
@@ -62,7 +102,8 @@ def evaluate(x_unit: np.ndarray, seed: int, config: dict[str, Any]) -> Objective
 
     config: "template" (GaitParams with the free parameters), "reference" (path or None),
     optional "speed_mps" (default: the middle of the gait's band), "duration_s" (10),
-    "weights" (a Weights). The seed's push flag adds one random sideways push.
+    "objective" (a name of OBJECTIVES, default "paper"). The seed's push flag adds one
+    random sideways push.
     """
     template: GaitParams = config["template"]
     params = GaitParams.from_unit(np.asarray(x_unit, dtype=float), template)
@@ -81,12 +122,15 @@ def evaluate(x_unit: np.ndarray, seed: int, config: dict[str, Any]) -> Objective
             )
         )
     result, summary = simulate(params, speed, duration, seed=sim_seed, pushes=pushes, log_hz=60.0)
-    cycle = reference_cycle(config.get("reference"), template.to_toml(), dog_leg_length())
+    key = template.to_toml()
+    cycle = reference_cycle(config.get("reference"), key, dog_leg_length())
     objective = evaluate_log(
         result.log,
         reference=cycle,
         v_cmd=(speed, 0.0),
-        weights=config.get("weights", Weights()),
+        weights=OBJECTIVES[config.get("objective") or "paper"],
+        footfalls=reference_footfalls(config.get("reference"), key, dog_leg_length()),
+        contacts=(result.contact_t, result.contacts),
         fell=result.status != "ok",
         fall_time_s=result.fall_time_s,
         duration_s=duration,

@@ -9,7 +9,17 @@ import sys
 from quadsim.errors import QuadsimError
 
 # subcommand modules; each has add_parser(subparsers) and sets `func`
-COMMANDS = ("model", "stand", "run", "plot", "export", "reference", "optimize", "retarget")
+COMMANDS = (
+    "model",
+    "stand",
+    "run",
+    "plot",
+    "export",
+    "reference",
+    "optimize",
+    "retarget",
+    "compare",
+)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

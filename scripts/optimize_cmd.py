@@ -15,15 +15,20 @@ from typing import Any
 
 import numpy as np
 
-from quadsim.optimize.problem import VIDEO_S, optimization_problem, run_config
+from quadsim.optimize.problem import (
+    SIM_OBJECTIVES,
+    STYLE_FREE,
+    VIDEO_S,
+    optimization_problem,
+    run_config,
+)
 from quadsim.optimize.rundir import (
+    DEFAULTS,
     EPISODE_S,
     run_status,
     settle_arguments,
     status_text,
 )
-
-HIDDEN_OBJECTIVES = ("sim", "sphere")
 
 
 def add_parser(subparsers: Any) -> None:
@@ -56,14 +61,37 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--free",
         default=None,
-        help="comma-separated parameter names to optimize (default: the gait's)",
+        help="parameters to optimize: style (default: "
+        + ", ".join(STYLE_FREE)
+        + "), all, or comma-separated names",
     )
     p.add_argument("--popsize", type=int, default=None, help="population (default 4+3 ln n)")
-    p.add_argument("--sigma", type=float, help="initial step in unit box (0.2)")
+    p.add_argument(
+        "--sigma", type=float, help=f"initial step in the unit box (default {DEFAULTS['sigma']:g})"
+    )
     p.add_argument(
         "--seeds-per-candidate",
         type=int,
-        help="simulations per candidate, score = mean (default 1)",
+        help=f"simulations per candidate, score = mean (default {DEFAULTS['seeds_per_candidate']})",
+    )
+    p.add_argument(
+        "--objective",
+        choices=(*SIM_OBJECTIVES, "sphere"),
+        metavar="paper|footfalls|both",
+        help="paper: 100 f_d + 5 f_v + 0.5 f_h + 5 f_r; footfalls: the reference's stride "
+        "period, duty factors and touchdown phases, with f_v and f_r; both (default paper)",
+    )
+    p.add_argument(
+        "--starts",
+        type=int,
+        help="multi-start: N searches from the start point plus U(-R, R) offsets, "
+        "sharing the budget (default 1)",
+    )
+    p.add_argument(
+        "--start-radius",
+        type=float,
+        metavar="R",
+        help=f"offset range of --starts in the unit box (default {DEFAULTS['start_radius']:g})",
     )
     p.add_argument(
         "--speed",
@@ -91,7 +119,6 @@ def add_parser(subparsers: Any) -> None:
         "as best_<gait>.mp4 in --out",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--objective", choices=HIDDEN_OBJECTIVES, help=argparse.SUPPRESS)
     p.add_argument("--dim", type=int, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
