@@ -93,6 +93,13 @@ class RunLog:
         out["link_names"] = np.array(world.link_names)
         out["link_parents"] = np.array(world.link_parents)
         out["urdf"] = np.array(world.urdf)
+        # the ground under the run, for replays: boxes (x0, x1, y0, y1, top) [m] and the
+        # heightfields, each as its grid origin x, y and cell [m] and its heights [m]
+        ground = world.ground_map
+        out["ground_boxes"] = np.array(ground.boxes, dtype=float).reshape(-1, 5)
+        out["ground_fields"] = np.array([f[:3] for f in ground.fields], dtype=float).reshape(-1, 3)
+        for k, (*_, heights) in enumerate(ground.fields):
+            out[f"ground_field_{k}"] = heights.astype(np.float32)
         out["foot_contact"] = out["foot_contact"].astype(bool)
         out["marker_names"] = np.array(world.marker_names)
         out["joint_names"] = np.array(world.skeleton.joint_names)

@@ -102,6 +102,7 @@ def simulate(
         duration_s=duration_s,
         seed=seed,
     )
+    result.log["gait_names"] = np.array([gait.gait])  # the one gait; replays show it
     if schedule is not None:
         result.log["gait_names"] = np.array(schedule.names)
         summary["gaits_used"] = gaits_used(

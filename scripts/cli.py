@@ -15,6 +15,7 @@ COMMANDS = (
     "run",
     "plot",
     "export",
+    "view",
     "reference",
     "optimize",
     "retarget",

@@ -6,7 +6,7 @@ import argparse
 
 from quadsim.controller.profile import Profile
 from quadsim.controller.simulate import AUTO, parse_push, simulate
-from quadsim.export import FORMATS, check_output, export_log
+from quadsim.export import FORMATS, check_output, check_replay, export_log
 from quadsim.gaits.params import GaitParams, preset_names
 from quadsim.runlog import save_log
 from quadsim.scripts.common import (
@@ -70,6 +70,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help=f"write the run's motion as {' or '.join(FORMATS)} (see quadsim export)",
     )
+    p.add_argument(
+        "--html", metavar="FILE.html", help="write a replay for the browser (see quadsim view)"
+    )
     add_run_outputs(p)
     p.set_defaults(func=run)
 
@@ -78,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     log_path = writable_path(args.log, (".npz",)) if args.log else None
     video_path = writable_path(args.record, (".mp4",)) if args.record else None
     export_path = check_output(args.export) if args.export else None
+    html_path = check_replay(args.html) if args.html else None
     auto = args.gait == AUTO and not args.params
     known = preset_names()
     if not (auto or args.params or args.gait in known or args.gait.endswith(".toml")):
@@ -124,5 +128,7 @@ def run(args: argparse.Namespace) -> int:
         save_log(log_path, result.log)
     if export_path:
         export_log(result.log, export_path)
+    if html_path:
+        export_log(result.log, html_path)
     print_summary(summary, args.json)
     return 0

@@ -12,6 +12,7 @@ import numpy as np
 from quadsim.export.body import NEEDED, Body, ExportError, Visual, body_from_urdf, body_of_log
 from quadsim.export.bvh import export_bvh
 from quadsim.export.glb import export_glb
+from quadsim.export.html import export_html
 from quadsim.runlog import load_log
 
 __all__ = [
@@ -23,16 +24,20 @@ __all__ = [
     "body_from_urdf",
     "body_of_log",
     "check_output",
+    "check_replay",
     "export",
     "export_bvh",
     "export_glb",
+    "export_html",
     "export_log",
+    "replay",
 ]
 
 # the writer of each output suffix
 FORMATS: dict[str, Callable[[Mapping[str, np.ndarray], Body, str | Path], Path]] = {
     ".bvh": export_bvh,
     ".glb": export_glb,
+    ".html": export_html,
 }
 
 
@@ -59,6 +64,20 @@ def export_log(log: Mapping[str, np.ndarray], out_path: str | Path) -> Path:
 
 
 def export(log_path: str | Path, out_path: str | Path) -> Path:
-    """Write the run log at `log_path` (.npz) to `out_path`, as its suffix says (.bvh, .glb)."""
+    """Write the run log at `log_path` (.npz) to `out_path`, as its suffix says (.bvh, .glb,
+    .html)."""
     check_output(out_path)  # before reading a large log
     return export_log(load_log(log_path, required=()), out_path)
+
+
+def check_replay(path: str | Path) -> Path:
+    """`path` as a replay's output: an .html file in a folder that exists."""
+    if Path(path).suffix.lower() != ".html":
+        raise ExportError(f"a replay is written to an .html file, got {str(path)!r}")
+    return check_output(path)
+
+
+def replay(log_path: str | Path, out_path: str | Path) -> Path:
+    """Write the run log at `log_path` (.npz) as a self-contained HTML replay `out_path`."""
+    check_replay(out_path)
+    return export(log_path, out_path)
