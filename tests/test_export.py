@@ -327,6 +327,11 @@ def test_run_exports_straight_from_the_run(tmp_path: Path) -> None:
         (["export", "{tmp}/none.npz", "--out", "{tmp}/x.bvh"], "does not exist"),
         (["run", "--duration", "1", "--export", "{tmp}/x.fbx"], "formats: .bvh, .glb"),
         (["run", "--duration", "1", "--export", "{tmp}/no/x.glb"], "does not exist"),
+        (["view", "{old}", "--out", "{tmp}/x.html"], "lacks arrays: link_names, link_parents"),
+        (["view", "{new}", "--out", "{tmp}/x.htm"], "an .html file"),
+        (["view", "{new}", "--out", "{tmp}/no/such/x.html"], "does not exist"),
+        (["view", "{tmp}/none.npz", "--out", "{tmp}/x.html"], "does not exist"),
+        (["run", "--duration", "1", "--html", "{tmp}/x.png"], "an .html file"),
     ],
 )
 def test_bad_exports_are_one_line_and_status_2(

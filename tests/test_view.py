@@ -1,6 +1,7 @@
 """The HTML replay (`quadsim view`, `quadsim run --html`): one page that needs no network,
 carrying the log's motion at the replay's frame rate, the ground and terrain, and a caption;
-headless Chromium draws the dog in its coat's colours."""
+headless Chromium draws the dog in its coat's colours. Its bad input is tested with the
+exports' (test_export.py)."""
 
 from __future__ import annotations
 
@@ -9,18 +10,18 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import imageio.v3 as iio
 import numpy as np
 import pytest
+from test_cli import quadsim
 
 from quadsim.controller.simulate import simulate
 from quadsim.export import replay
 from quadsim.export.html import FPS
 from quadsim.models.looks import SADDLE, TAN
-from quadsim.runlog import REQUIRED, load_log, save_log
+from quadsim.runlog import load_log, save_log
 
 DURATION = 3.0
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -81,44 +82,12 @@ def test_the_replay_shows_the_ground_the_terrain_and_a_caption(trot: tuple[dict,
     assert caption.startswith("trot ") and "(command 2.00)" in caption
 
 
-def quadsim(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "quadsim.scripts.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_run_writes_the_replay_straight_from_the_run(tmp_path: Path) -> None:
     out = quadsim(
         "run", "--gait", "walk", "--duration", "0.5", "--quiet", "--html", f"{tmp_path}/w.html"
     )
     assert out.returncode == 0, out.stderr
     assert scene_of((tmp_path / "w.html").read_text())["captions"][0].startswith("walk ")
-
-
-@pytest.mark.parametrize(
-    ("args", "expected"),
-    [
-        (["view", "{old}", "--out", "{tmp}/x.html"], "lacks arrays: link_names"),
-        (["view", "{new}", "--out", "{tmp}/x.htm"], "an .html file"),
-        (["view", "{new}", "--out", "{tmp}/no/such/x.html"], "does not exist"),
-        (["view", "{tmp}/none.npz", "--out", "{tmp}/x.html"], "does not exist"),
-        (["run", "--duration", "1", "--html", "{tmp}/x.png"], "an .html file"),
-    ],
-)
-def test_bad_replays_are_one_line_and_status_2(
-    trot: tuple[dict, Path], tmp_path: Path, args: list[str], expected: str
-) -> None:
-    old = tmp_path / "old.npz"
-    save_log(old, {name: np.zeros((3, 3)) for name in REQUIRED})
-    paths = {"old": str(old), "new": str(trot[1].with_suffix(".npz")), "tmp": str(tmp_path)}
-    out = quadsim(*(a.format(**paths) for a in args))
-    assert out.returncode == 2, out.stderr
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and expected in lines[0], out.stderr
-    assert not list(tmp_path.glob("x*"))
 
 
 def screenshot(page: Path, png: Path, profile: Path, seconds: float) -> np.ndarray:
