@@ -69,6 +69,9 @@ except ImportError as missing:  # a source tree run without installing
 
 MAX_BASE_SPEED = 30.0  # [m/s]: faster than any dog runs; beyond it the simulation blew up
 MAX_JOINT_SPEED = 200.0  # [rad/s]
+RESTING_MIN_UP = (
+    0.5  # cos 60 deg: the body's up axis this far from the world's is lying on its side
+)
 PLANE_HALF_M = 100.0  # plane.urdf's collision box reaches this far from the origin [m]
 GROUND_EXTENT_M = 10_000.0  # the flat ground, extended, reaches this far [m]
 GROUND_SLAB_HALF_M = 5.0  # half the thickness of the ground's boxes, as plane.urdf's [m]
@@ -151,6 +154,7 @@ class World:
         self._extend_ground(friction)
         self.terrain: list[int] = []
         self.ground_map = GroundMap()  # the terrain's heights, for the controller too
+        self.resting_allowed = False  # skills set it: the torso on the ground is no fall
         self.t = 0.0
         self.pushes: list[Push] = []
         self._load_dog()
@@ -544,6 +548,9 @@ class World:
             or not vx * vx + vy * vy + vz * vz <= MAX_BASE_SPEED**2  # NaN is not <=
         ):
             return "unstable"
+        if self.resting_allowed:  # a skill that sits or lies: only rolling over is a fall
+            qx, qy = state.base_quat[0], state.base_quat[1]
+            return "fell" if 1.0 - 2.0 * (qx * qx + qy * qy) < RESTING_MIN_UP else "ok"
         if state.torso_contact or z - self.ground_map.height(x, y) < 0.45 * self.stand_height:
             return "fell"
         return "ok"

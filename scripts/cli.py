@@ -13,6 +13,7 @@ COMMANDS = (
     "model",
     "stand",
     "run",
+    "skill",
     "plot",
     "export",
     "view",

@@ -1,0 +1,43 @@
+"""`quadsim skill NAME`: one of the paper's skills from standing (quadsim.skills)."""
+
+from __future__ import annotations
+
+import argparse
+
+from quadsim.controller.recording import CAMERAS, DEFAULT_CAMERA
+from quadsim.runlog import save_log
+from quadsim.scripts.common import positive_float, print_summary, seed_number, writable_path
+from quadsim.skills.perform import perform_skill
+from quadsim.skills.posture import skill_names
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("skill", help=f"a skill from standing: {', '.join(skill_names())}")
+    p.add_argument("name", metavar="NAME", help=f"one of: {', '.join(skill_names())}")
+    p.add_argument(
+        "--hold", type=positive_float, metavar="S", help="hold the posture S s (default: 4)"
+    )
+    p.add_argument("--seed", type=seed_number, default=0, help="random seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print the run summary as JSON")
+    p.add_argument("--log", metavar="FILE.npz", help="write the run log (arrays) here")
+    p.add_argument("--record", metavar="FILE.mp4", help="record a video (30 fps)")
+    p.add_argument("--camera", choices=list(CAMERAS), default=DEFAULT_CAMERA)
+    p.add_argument("--preset", default="shepherd", help="dog preset (default shepherd)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    log_path = writable_path(args.log, (".npz",)) if args.log else None
+    video_path = writable_path(args.record, (".mp4",)) if args.record else None
+    result, summary = perform_skill(
+        args.name,
+        seed=args.seed,
+        hold_s=args.hold,
+        spec=args.preset,
+        record=video_path,
+        camera=args.camera,
+    )
+    if log_path:
+        save_log(log_path, result.log)
+    print_summary(summary, args.json)
+    return 0

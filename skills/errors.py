@@ -1,0 +1,7 @@
+"""Errors raised for skill names and skill files."""
+
+from quadsim.errors import QuadsimError
+
+
+class SkillError(QuadsimError):
+    """A bad skill name or skill file; the message names the valid choices."""

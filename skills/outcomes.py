@@ -1,0 +1,90 @@
+"""Whether a skill did what it is for, read from its run log (issue 30's physical outcomes):
+heights are the pelvis's and the chest's link origins, as fractions of their standing
+heights at the start."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+STANDING_S = 0.4  # [s] the start, standing, that the heights are fractions of
+SIT_PELVIS_MAX = 0.50
+SIT_CHEST_MIN = 0.75
+STRAIGHT_ELBOW_RAD = 0.35  # a fore leg is straight when its elbow bends less than this
+LIE_MAX = 0.35  # chest and pelvis, lying
+STOOD_MIN = 0.90  # chest and pelvis, standing again
+STAND_UP_WITHIN_S = 3.0
+
+
+@dataclass(frozen=True)
+class Heights:
+    """Per log sample: time [s], pelvis and chest heights as fractions of standing, and the
+    fore legs' elbow angles [rad]."""
+
+    t: np.ndarray
+    pelvis: np.ndarray
+    chest: np.ndarray
+    elbows: np.ndarray
+
+    @staticmethod
+    def of(log: Mapping[str, np.ndarray]) -> Heights:
+        t = np.asarray(log["t"])
+        names = [str(n) for n in log["link_names"]]
+        pelvis = np.asarray(log["link_pos"])[:, names.index("pelvis"), 2]
+        chest = np.asarray(log["link_pos"])[:, names.index("chest"), 2]
+        start = t < t[0] + STANDING_S
+        joints = [str(n) for n in log["joint_names"]]
+        elbows = np.asarray(log["joint_q"])[:, [joints.index("LF_elbow"), joints.index("RF_elbow")]]
+        return Heights(t, pelvis / pelvis[start].mean(), chest / chest[start].mean(), elbows)
+
+    def window(self, start_s: float, end_s: float) -> np.ndarray:
+        return (self.t >= start_s) & (self.t <= end_s)
+
+
+def _standing_at(h: Heights, t: float) -> bool:
+    """Standing again from `t` to the end of the log."""
+    after = h.t >= t
+    return bool(after.any() and min(h.pelvis[after].min(), h.chest[after].min()) >= STOOD_MIN)
+
+
+def sat(h: Heights, hold: tuple[float, float], stood_by_s: float) -> dict:
+    """Sitting through `hold` (pelvis low, chest high, fore legs straight), standing from
+    `stood_by_s` on."""
+    w = h.window(*hold)
+    figures = {
+        "pelvis_max": round(float(h.pelvis[w].max()), 3),
+        "chest_min": round(float(h.chest[w].min()), 3),
+        "elbow_bend_max_rad": round(float(np.abs(h.elbows[w]).max()), 3),
+    }
+    ok = (
+        figures["pelvis_max"] <= SIT_PELVIS_MAX
+        and figures["chest_min"] >= SIT_CHEST_MIN
+        and figures["elbow_bend_max_rad"] <= STRAIGHT_ELBOW_RAD
+        and _standing_at(h, stood_by_s)
+    )
+    return {"ok": ok, **figures, "stood_again": _standing_at(h, stood_by_s)}
+
+
+def lay(h: Heights, hold: tuple[float, float], stood_by_s: float | None) -> dict:
+    """Lying through `hold` (chest and pelvis low); standing from `stood_by_s` on, unless
+    None (another skill stands it up)."""
+    w = h.window(*hold)
+    figures = {
+        "pelvis_max": round(float(h.pelvis[w].max()), 3),
+        "chest_max": round(float(h.chest[w].max()), 3),
+    }
+    ok = max(figures.values()) <= LIE_MAX
+    if stood_by_s is None:
+        return {"ok": ok, **figures}
+    stood = _standing_at(h, stood_by_s)
+    return {"ok": ok and stood, **figures, "stood_again": stood}
+
+
+def stood_up(h: Heights, start_s: float) -> dict:
+    """From `start_s`, chest and pelvis at standing height within STAND_UP_WITHIN_S and on."""
+    up = (h.t >= start_s) & (np.minimum(h.pelvis, h.chest) >= STOOD_MIN)
+    took = float(h.t[up][0] - start_s) if up.any() else None
+    ok = took is not None and took <= STAND_UP_WITHIN_S and _standing_at(h, start_s + took)
+    return {"ok": bool(ok), "took_s": None if took is None else round(took, 3)}
