@@ -135,13 +135,15 @@ def run_episode(
     extra_log: Callable[[DogState], dict[str, float | np.ndarray]] | None = None,
     caption: Callable[[DogState], str] | None = None,
     hooks: Sequence[StepHook] = (),
+    done: Callable[[], bool] | None = None,
 ) -> RunResult:
     """Step `world` under `controller` for `duration_s` [s] of simulated time.
 
     The controller runs at `control_hz`; between its steps the joint servo of its
     ServoCommand runs at every physics step of the world; `caption(state)` labels video
     frames; `hooks` see every control and physics step (tests, benchmarks). Stops early when
-    the dog falls or the simulation becomes unstable; never raises for that.
+    the dog falls or the simulation becomes unstable (never raises for that), or when
+    `done()` says the controller has finished.
     `progress(fraction_done)` is called about 100 times.
     """
     if not 0.0 < duration_s <= MAX_DURATION_S:
@@ -163,6 +165,8 @@ def run_episode(
         status = world.status(state)
         if status != "ok":
             fall_time = state.t
+            break
+        if done is not None and done():
             break
         command = controller.step(state)
         for hook in hooks:

@@ -1,9 +1,12 @@
-"""`quadsim run`: the dog moves in a gait at a commanded speed."""
+"""`quadsim run`: the dog moves in a gait at a commanded speed, or plays a plan of gaits and
+skills."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from quadsim.controller.episode import RunResult
 from quadsim.controller.profile import Profile
 from quadsim.controller.simulate import AUTO, parse_push, simulate
 from quadsim.export import FORMATS, check_output, check_replay, export_log
@@ -16,6 +19,8 @@ from quadsim.scripts.common import (
     progress_bar,
     writable_path,
 )
+from quadsim.skills.plan import parse_plan
+from quadsim.skills.scene import play_plan
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -73,6 +78,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--html", metavar="FILE.html", help="write a replay for the browser (see quadsim view)"
     )
+    p.add_argument(
+        "--plan",
+        metavar='"STEP; ..."',
+        help='a scene: gaits with speed and duration and skills with their hold, e.g. "walk '
+        '1.0 3; sit 4; lie-down 4; stand-up; trot 2.0 5" (sets gaits, speeds and length)',
+    )
     add_run_outputs(p)
     p.set_defaults(func=run)
 
@@ -82,6 +93,11 @@ def run(args: argparse.Namespace) -> int:
     video_path = writable_path(args.record, (".mp4",)) if args.record else None
     export_path = check_output(args.export) if args.export else None
     html_path = check_replay(args.html) if args.html else None
+    if args.plan is not None:
+        result, summary = _play(args, video_path)
+        _write_outputs(result, log_path, export_path, html_path)
+        print_summary(summary, args.json)
+        return 0
     auto = args.gait == AUTO and not args.params
     known = preset_names()
     if not (auto or args.params or args.gait in known or args.gait.endswith(".toml")):
@@ -124,11 +140,36 @@ def run(args: argparse.Namespace) -> int:
         )
     finally:
         close()
-    if log_path:
-        save_log(log_path, result.log)
-    if export_path:
-        export_log(result.log, export_path)
-    if html_path:
-        export_log(result.log, html_path)
+    _write_outputs(result, log_path, export_path, html_path)
     print_summary(summary, args.json)
     return 0
+
+
+def _play(args: argparse.Namespace, video_path: Path | None) -> tuple[RunResult, dict]:
+    """`--plan`: the plan sets the gaits, speeds and length; steering and pushes are not
+    (yet) part of a plan."""
+    given = {
+        "--speed": args.speed is not None,
+        "--speed-profile": args.speed_profile is not None,
+        "--heading-profile": args.heading_profile is not None,
+        "--turn-rate": args.turn_rate != 0.0,
+        "--push": bool(args.push),
+        "--terrain": args.terrain is not None,
+        "--params": args.params is not None,
+    }
+    clash = [name for name, yes in given.items() if yes]
+    if clash:
+        raise CliError(f"--plan sets the gaits and speeds itself; drop {', '.join(clash)}")
+    steps = parse_plan(args.plan)
+    return play_plan(steps, seed=args.seed, spec=args.preset, record=video_path, camera=args.camera)
+
+
+def _write_outputs(
+    result: RunResult, log: Path | None, export: Path | None, html: Path | None
+) -> None:
+    if log:
+        save_log(log, result.log)
+    if export:
+        export_log(result.log, export)
+    if html:
+        export_log(result.log, html)

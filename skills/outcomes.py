@@ -43,16 +43,18 @@ class Heights:
         return (self.t >= start_s) & (self.t <= end_s)
 
 
-def _standing_at(h: Heights, t: float) -> bool:
-    """Standing again from `t` to the end of the log."""
-    after = h.t >= t
-    return bool(after.any() and min(h.pelvis[after].min(), h.chest[after].min()) >= STOOD_MIN)
+def _standing(h: Heights, span: tuple[float, float]) -> bool:
+    """Standing (chest and pelvis high) through `span` [s]."""
+    w = h.window(*span)
+    return bool(w.any() and min(h.pelvis[w].min(), h.chest[w].min()) >= STOOD_MIN)
 
 
-def sat(h: Heights, hold: tuple[float, float], stood_by_s: float) -> dict:
-    """Sitting through `hold` (pelvis low, chest high, fore legs straight), standing from
-    `stood_by_s` on."""
+def sat(h: Heights, hold: tuple[float, float], stood: tuple[float, float] | None) -> dict:
+    """Sitting through `hold` (pelvis low, chest high, fore legs straight); standing through
+    `stood`, unless None (another skill follows the sit)."""
     w = h.window(*hold)
+    if not w.any():  # the run ended before the posture was held
+        return {"ok": False}
     figures = {
         "pelvis_max": round(float(h.pelvis[w].max()), 3),
         "chest_min": round(float(h.chest[w].min()), 3),
@@ -62,29 +64,34 @@ def sat(h: Heights, hold: tuple[float, float], stood_by_s: float) -> dict:
         figures["pelvis_max"] <= SIT_PELVIS_MAX
         and figures["chest_min"] >= SIT_CHEST_MIN
         and figures["elbow_bend_max_rad"] <= STRAIGHT_ELBOW_RAD
-        and _standing_at(h, stood_by_s)
     )
-    return {"ok": ok, **figures, "stood_again": _standing_at(h, stood_by_s)}
+    if stood is None:
+        return {"ok": ok, **figures}
+    again = _standing(h, stood)
+    return {"ok": ok and again, **figures, "stood_again": again}
 
 
-def lay(h: Heights, hold: tuple[float, float], stood_by_s: float | None) -> dict:
-    """Lying through `hold` (chest and pelvis low); standing from `stood_by_s` on, unless
-    None (another skill stands it up)."""
+def lay(h: Heights, hold: tuple[float, float], stood: tuple[float, float] | None) -> dict:
+    """Lying through `hold` (chest and pelvis low); standing through `stood`, unless None
+    (another skill stands it up)."""
     w = h.window(*hold)
+    if not w.any():  # the run ended before the posture was held
+        return {"ok": False}
     figures = {
         "pelvis_max": round(float(h.pelvis[w].max()), 3),
         "chest_max": round(float(h.chest[w].max()), 3),
     }
     ok = max(figures.values()) <= LIE_MAX
-    if stood_by_s is None:
+    if stood is None:
         return {"ok": ok, **figures}
-    stood = _standing_at(h, stood_by_s)
-    return {"ok": ok and stood, **figures, "stood_again": stood}
+    again = _standing(h, stood)
+    return {"ok": ok and again, **figures, "stood_again": again}
 
 
-def stood_up(h: Heights, start_s: float) -> dict:
-    """From `start_s`, chest and pelvis at standing height within STAND_UP_WITHIN_S and on."""
+def stood_up(h: Heights, start_s: float, until_s: float) -> dict:
+    """From `start_s`, chest and pelvis at standing height within STAND_UP_WITHIN_S, and
+    staying there until `until_s`."""
     up = (h.t >= start_s) & (np.minimum(h.pelvis, h.chest) >= STOOD_MIN)
     took = float(h.t[up][0] - start_s) if up.any() else None
-    ok = took is not None and took <= STAND_UP_WITHIN_S and _standing_at(h, start_s + took)
+    ok = took is not None and took <= STAND_UP_WITHIN_S and _standing(h, (start_s + took, until_s))
     return {"ok": bool(ok), "took_s": None if took is None else round(took, 3)}

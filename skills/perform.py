@@ -86,15 +86,16 @@ def _schedule(skill: Skill, hold: float, timeline: Timeline, start: float) -> li
 def _judge(plan: list[dict], result: RunResult) -> list[dict]:
     """Each played skill with its outcome from the log (skills/outcomes.py)."""
     h = outcomes.Heights.of(result.log)
+    last = float(h.t[-1])
     judged = []
     for step in plan:
         name, hold = step["name"], step.get("hold")
         if name == "sit":
-            outcome = outcomes.sat(h, hold, step["stood"])
+            outcome = outcomes.sat(h, hold, step["stood"] and (step["stood"], last))
         elif name == "lie-down":
-            outcome = outcomes.lay(h, hold, step["stood"])
+            outcome = outcomes.lay(h, hold, step["stood"] and (step["stood"], last))
         else:
-            outcome = outcomes.stood_up(h, step["start_s"])
+            outcome = outcomes.stood_up(h, step["start_s"], last)
         ok = outcome.pop("ok") and result.status == "ok"
         entry = {
             "name": name,

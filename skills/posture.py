@@ -97,12 +97,15 @@ def pose_angles(
 
 
 class Timeline:
-    """Keyframes on the run's clock: (time [s], joint angles, support), from standing at 0."""
+    """Keyframes on the run's clock: (time [s], joint angles, support), from `pose`
+    (standing if None) at `start_s`."""
 
-    def __init__(self, skeleton: Skeleton) -> None:
+    def __init__(
+        self, skeleton: Skeleton, start_s: float = 0.0, pose: np.ndarray | None = None
+    ) -> None:
         self.skeleton = skeleton
-        self.times = [0.0]
-        self.poses = [skeleton.stand_angles()]
+        self.times = [start_s]
+        self.poses = [skeleton.stand_angles() if pose is None else pose]
         self.supports = [1.0]
 
     @property
