@@ -1,5 +1,5 @@
-"""Random and mutated input never gives a traceback: the command line, the profile and push
-parsers and the gait-file loader either accept it or name the problem (QuadsimError)."""
+"""Random and mutated input never gives a traceback: the command line, the profile, push and
+plan parsers and the gait-file loader either accept it or name the problem (QuadsimError)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from quadsim.controller.profile import Profile
 from quadsim.controller.simulate import parse_push
 from quadsim.gaits.params import PRESET_DIR, GaitParams
 from quadsim.scripts import cli, run_cmd, stand_cmd
+from quadsim.skills.plan import parse_plan
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True)
 numbers = st.one_of(
@@ -38,6 +39,21 @@ def test_profiles_parse_or_name_the_problem(text: str) -> None:
         assert str(exc)
     else:
         assert profile(0.0) == profile(0.0)  # a number, not NaN
+
+
+step_names = st.sampled_from(["walk", "trot", "pace", "sit", "lie-down", "stand-up", "jump"])
+plan_steps = st.lists(st.one_of(step_names, values), max_size=4).map(" ".join)
+
+
+@FUZZ
+@given(st.one_of(words, st.lists(plan_steps, max_size=5).map(";".join)))
+def test_plans_parse_or_name_the_step_and_problem(text: str) -> None:
+    try:
+        steps = parse_plan(text)
+    except QuadsimError as exc:
+        assert "plan" in str(exc)
+    else:
+        assert steps and all(s.duration_s > 0 or s.kind == "skill" for s in steps)
 
 
 @FUZZ
