@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from quadsim.mocap.motion import ReferenceMotion
     from quadsim.mocap.retarget import Fit, FitModel
 
-KINDS = ("gait-diagram", "phase-contacts", "speed", "height", "torques", "path")
+KINDS = ("gait-diagram", "phase-contacts", "speed", "height", "torques", "path", "plan")
 
 
 class PlotError(QuadsimError):
@@ -46,6 +46,8 @@ def save_plot(
     plt = _pyplot()
     if kind == "phase-contacts":
         fig = _phase_contacts(plt, log, start, end)
+    elif kind == "plan":
+        fig = _plan(plt, log, start, end)
     else:
         fig = _one_axes(plt, log, kind, start, end)
     fig.savefig(out, dpi=110)
@@ -198,6 +200,44 @@ def _phase_contacts(plt, log: dict, start: float | None, end: float | None):  # 
     axes[-1].set_xlim(0, 1)
     axes[-1].set_xlabel("gait phase (stride fraction)")
     fig.suptitle(f"Foot contact against the gait's phase, {start:.1f}-{end:.1f} s")
+    fig.tight_layout()
+    return fig
+
+
+def _plan(plt, log: dict, start: float | None, end: float | None):  # noqa: ANN001, ANN202 - pyplot module, Figure
+    """A plan's timeline: each step (gait or skill) shaded and named, the heights of pelvis
+    and chest, and each foot's contacts."""
+    missing = {"link_pos", "link_names"} - set(log)
+    if missing:
+        raise PlotError(f"run log lacks {', '.join(sorted(missing))}; run it again with --log")
+    t = log["t"]
+    start = float(t[0]) if start is None else start
+    end = float(t[-1]) if end is None else end
+    keep = (t >= start) & (t <= end)
+    if np.count_nonzero(keep) < 2:
+        raise PlotError(f"the run log holds too few samples between {start} and {end} s")
+    names = [str(n) for n in log["link_names"]]
+    fig, (ax_h, ax_c) = plt.subplots(
+        2, 1, figsize=(10, 5.2), sharex=True, gridspec_kw={"height_ratios": [2.2, 1]}
+    )
+    for link, colour in (("pelvis", "C0"), ("chest", "C3")):
+        z = log["link_pos"][:, names.index(link), 2]
+        ax_h.plot(t[keep], z[keep], color=colour, lw=1.2, label=link)
+    ax_h.set_ylabel("height [m]")
+    ax_h.set_ylim(bottom=0.0)
+    ax_h.legend(loc="lower right", fontsize=8)
+    _shade_gaits(ax_h, log, start, end)
+    contact = log["foot_contact"]
+    for k in range(len(FEET)):
+        down = np.where(keep, contact[:, k], False)
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], down.astype(int), [0]])))
+        for a, b in zip(edges[::2], edges[1::2], strict=True):
+            ax_c.broken_barh([(t[a], t[b - 1] - t[a])], (3 - k - 0.35, 0.7), color="0.25")
+    ax_c.set_yticks(range(4), list(reversed(FEET)))
+    ax_c.set_ylabel("contact")
+    ax_c.set_xlabel("time [s]")
+    ax_c.set_xlim(start, end)
+    fig.suptitle("The plan: each step, the body's heights and the feet's contacts")
     fig.tight_layout()
     return fig
 

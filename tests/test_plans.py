@@ -4,11 +4,13 @@ log."""
 
 from __future__ import annotations
 
+import imageio.v3 as iio
 import numpy as np
 import pytest
 from test_cli import quadsim
 from test_skills import heights
 
+from quadsim.plots import save_plot
 from quadsim.skills.errors import PlanError
 from quadsim.skills.plan import PlanStep, parse_plan
 from quadsim.skills.scene import play_plan
@@ -52,7 +54,7 @@ def test_bad_plans_on_the_command_line_are_one_line_and_status_2() -> None:
     assert out.returncode == 2 and "drop --speed" in out.stderr, out.stderr
 
 
-def test_a_scene_plays_its_steps_in_order_without_a_fall() -> None:
+def test_a_scene_plays_its_steps_in_order_without_a_fall(tmp_path) -> None:
     result, summary = play_plan("trot 2.0 3; sit 2; walk 1.0 2", seed=1, log_hz=50.0)
     assert not summary["fell"]
     steps = summary["plan"]
@@ -72,3 +74,7 @@ def test_a_scene_plays_its_steps_in_order_without_a_fall() -> None:
     walking = (t > walk["start_s"] + 1.0) & (t < walk["end_s"])
     assert log["base_vel"][walking, 0].mean() > 0.5  # off again
     assert list(log["gait_names"]) == ["trot", "sit", "walk"]
+    # the timeline plot draws it: a picture, not a blank page
+    save_plot(log, "plan", tmp_path / "plan.png")
+    image = iio.imread(tmp_path / "plan.png")[..., :3]
+    assert image.shape[1] > 800 and (image < 128).mean() > 0.02
