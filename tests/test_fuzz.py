@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from quadsim import QuadsimError
 from quadsim.controller.profile import Profile
 from quadsim.controller.simulate import parse_push
+from quadsim.controller.terrain import parse_terrain
 from quadsim.gaits.params import PRESET_DIR, GaitParams
 from quadsim.scripts import cli, run_cmd, stand_cmd
 from quadsim.skills.plan import parse_plan
@@ -54,6 +55,22 @@ def test_plans_parse_or_name_the_step_and_problem(text: str) -> None:
         assert "plan" in str(exc)
     else:
         assert steps and all(s.duration_s > 0 or s.kind == "skill" for s in steps)
+
+
+@FUZZ
+@given(
+    st.tuples(
+        st.one_of(st.sampled_from(["steps", "slope", "rough", "stairs"]), words),
+        st.lists(values, max_size=3),
+    ).map(lambda kv: ":".join([kv[0], *kv[1]]))
+)
+def test_terrains_parse_or_name_the_problem(text: str) -> None:
+    try:
+        terrain = parse_terrain(text)
+    except QuadsimError as exc:
+        assert "terrain" in str(exc)
+    else:  # accepted specs hold finite, positive numbers only
+        assert all(0 < v < float("inf") for v in terrain.values)
 
 
 @FUZZ
