@@ -4,7 +4,7 @@ heights at the start."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,12 +49,7 @@ def _standing(h: Heights, span: tuple[float, float]) -> bool:
     return bool(w.any() and min(h.pelvis[w].min(), h.chest[w].min()) >= STOOD_MIN)
 
 
-def sat(h: Heights, hold: tuple[float, float], stood: tuple[float, float] | None) -> dict:
-    """Sitting through `hold` (pelvis low, chest high, fore legs straight); standing through
-    `stood`, unless None (another skill follows the sit)."""
-    w = h.window(*hold)
-    if not w.any():  # the run ended before the posture was held
-        return {"ok": False}
+def _sit_figures(h: Heights, w: np.ndarray) -> tuple[bool, dict]:
     figures = {
         "pelvis_max": round(float(h.pelvis[w].max()), 3),
         "chest_min": round(float(h.chest[w].min()), 3),
@@ -65,27 +60,43 @@ def sat(h: Heights, hold: tuple[float, float], stood: tuple[float, float] | None
         and figures["chest_min"] >= SIT_CHEST_MIN
         and figures["elbow_bend_max_rad"] <= STRAIGHT_ELBOW_RAD
     )
-    if stood is None:
-        return {"ok": ok, **figures}
-    again = _standing(h, stood)
-    return {"ok": ok and again, **figures, "stood_again": again}
+    return ok, figures
 
 
-def lay(h: Heights, hold: tuple[float, float], stood: tuple[float, float] | None) -> dict:
-    """Lying through `hold` (chest and pelvis low); standing through `stood`, unless None
-    (another skill stands it up)."""
-    w = h.window(*hold)
-    if not w.any():  # the run ended before the posture was held
-        return {"ok": False}
+def _lie_figures(h: Heights, w: np.ndarray) -> tuple[bool, dict]:
     figures = {
         "pelvis_max": round(float(h.pelvis[w].max()), 3),
         "chest_max": round(float(h.chest[w].max()), 3),
     }
-    ok = max(figures.values()) <= LIE_MAX
+    return max(figures.values()) <= LIE_MAX, figures
+
+
+def _posture(
+    h: Heights,
+    hold: tuple[float, float],
+    stood: tuple[float, float] | None,
+    measure: Callable[[Heights, np.ndarray], tuple[bool, dict]],
+) -> dict:
+    """The posture `measure` judges, held through `hold`; standing through `stood`, unless
+    None (another skill follows)."""
+    w = h.window(*hold)
+    if not w.any():  # the run ended before the posture was held
+        return {"ok": False}
+    ok, figures = measure(h, w)
     if stood is None:
         return {"ok": ok, **figures}
     again = _standing(h, stood)
     return {"ok": ok and again, **figures, "stood_again": again}
+
+
+def sat(h: Heights, hold: tuple[float, float], stood: tuple[float, float] | None) -> dict:
+    """Sitting through `hold` (pelvis low, chest high, fore legs straight)."""
+    return _posture(h, hold, stood, _sit_figures)
+
+
+def lay(h: Heights, hold: tuple[float, float], stood: tuple[float, float] | None) -> dict:
+    """Lying through `hold` (chest and pelvis low)."""
+    return _posture(h, hold, stood, _lie_figures)
 
 
 def stood_up(h: Heights, start_s: float, until_s: float) -> dict:

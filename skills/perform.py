@@ -1,22 +1,18 @@
-"""One skill from standing, as `quadsim skill NAME` runs it: the dog stands, plays the skill
-(into its posture, held, and back to standing), and the run's summary says whether each
-skill's outcome held."""
+"""One skill from standing, as `quadsim skill NAME` runs it: a plan of that one skill (after
+the skill it starts from, for stand-up), played by the scene (skills/scene.py): the dog
+stands, plays the skill into its posture, holds it, stands again and stands on 1.5 s."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
-from quadsim.controller.episode import RunResult, run_episode, summarize
-from quadsim.controller.recording import DEFAULT_CAMERA, VideoRecorder
-from quadsim.controller.sim import World
-from quadsim.skills import outcomes
+from quadsim.controller.episode import RunResult
+from quadsim.controller.recording import DEFAULT_CAMERA
 from quadsim.skills.errors import SkillError
-from quadsim.skills.posture import PostureController, Skill, Timeline
+from quadsim.skills.plan import PlanStep
+from quadsim.skills.posture import Skill
+from quadsim.skills.scene import play_plan
 
-SETTLE_S = 0.5  # [s] standing before the skill starts
-AFTER_S = 1.5  # [s] standing after it, to see that it stands
 MAX_HOLD_S = 60.0
 
 
@@ -39,68 +35,10 @@ def perform_skill(
         raise SkillError(
             f"a skill's hold lasts more than 0 and at most {MAX_HOLD_S:g} s, got {hold:g}"
         )
-    if not (isinstance(seed, int | np.integer) and seed >= 0):
-        raise SkillError(f"seed must be a whole number >= 0, got {seed!r}")
-    with World(spec, renderer="egl" if record else None) as world:
-        rng = np.random.default_rng(seed)
-        stand = world.skeleton.stand_angles()
-        world.place_dog(stand + rng.normal(0.0, 0.01, world.n_joints))  # seeds differ
-        world.resting_allowed = True
-        timeline = Timeline(world.skeleton)
-        start = timeline.hold(SETTLE_S)
-        plan = _schedule(skill, hold, timeline, start)
-        timeline.hold(AFTER_S)
-        recorder = VideoRecorder(record, camera=camera) if record else None
-        try:
-            controller = PostureController(world.skeleton, timeline)
-            result = run_episode(
-                world, controller, timeline.end_s, recorder=recorder, log_hz=log_hz
-            )
-        finally:
-            if recorder is not None:
-                recorder.close()
-    summary = summarize(result, gait=name, speed_cmd=0.0, duration_s=timeline.end_s, seed=seed)
-    summary["skills"] = _judge(plan, result)
-    return result, summary
-
-
-def _schedule(skill: Skill, hold: float, timeline: Timeline, start: float) -> list[dict]:
-    """Put `skill` on the timeline from `start`; the skills it plays, with their phases."""
-    if skill.start_from:  # first into the posture it starts from
+    steps = [PlanStep("skill", name, hold_s=hold)]
+    if skill.start_from:  # stand-up: from the posture it starts in, held its file's time
         first = Skill.load(skill.start_from)
-        lying = timeline.add(first.into, start)
-        up = timeline.hold(first.hold_s)
-        end = timeline.add(skill.out, up)
-        return [
-            {"name": first.name, "start_s": start, "end_s": up, "hold": (lying, up), "stood": None},
-            {"name": skill.name, "start_s": up, "end_s": end},
-        ]
-    into_end = timeline.add(skill.into, start)
-    out_start = timeline.hold(hold)
-    out = Skill.load(skill.out_from).out if skill.out_from else skill.out
-    end = timeline.add(out, out_start)
-    hold_span = (into_end, out_start)
-    return [{"name": skill.name, "start_s": start, "end_s": end, "hold": hold_span, "stood": end}]
-
-
-def _judge(plan: list[dict], result: RunResult) -> list[dict]:
-    """Each played skill with its outcome from the log (skills/outcomes.py)."""
-    h = outcomes.Heights.of(result.log)
-    last = float(h.t[-1])
-    judged = []
-    for step in plan:
-        name, hold = step["name"], step.get("hold")
-        if name == "sit":
-            outcome = outcomes.sat(h, hold, step["stood"] and (step["stood"], last))
-        elif name == "lie-down":
-            outcome = outcomes.lay(h, hold, step["stood"] and (step["stood"], last))
-        else:
-            outcome = outcomes.stood_up(h, step["start_s"], last)
-        ok = outcome.pop("ok") and result.status == "ok"
-        entry = {
-            "name": name,
-            "start_s": round(step["start_s"], 3),
-            "end_s": round(step["end_s"], 3),
-        }
-        judged.append({**entry, "ok": bool(ok), **outcome})
-    return judged
+        steps = [PlanStep("skill", first.name, hold_s=first.hold_s), PlanStep("skill", name)]
+    return play_plan(
+        steps, seed=seed, spec=spec, record=record, camera=camera, log_hz=log_hz, label=name
+    )

@@ -20,6 +20,7 @@ from quadsim.controller.sim import World
 from quadsim.controller.state import DogState
 from quadsim.gaits.schedule import GaitSchedule, blend
 from quadsim.skills import outcomes
+from quadsim.skills.errors import PlanError
 from quadsim.skills.plan import PlanStep, parse_plan
 from quadsim.skills.posture import STAND, Keyframe, PostureController, Skill, Timeline
 
@@ -29,6 +30,7 @@ SETTLE_S = 0.5  # [s] standing before a skill or a gait starts
 BLEND_S = 1.0  # [s] from the automatic gaits' blend to the step's gait, once at speed
 BLEND_STEP = 0.02  # the blend's weight moves on in steps this small
 REBLEND_MPS = 0.01
+AFTER_S = 1.5  # [s] a plan that ends in a skill stands this long after it, to see it stand
 STOP_WAIT_S = 0.3  # [s] stepping in place before the legs may stop: it settles the sway
 ACCEL_MPS2 = 1.0  # the gait controller's speed ramp
 
@@ -43,7 +45,6 @@ class Played:
     end_s: float = math.nan
     hold: tuple[float, float] | None = None
     stood: tuple[float, float] | None = None  # when it stands again, to be judged
-    fell_before_end: bool = False
     extra: dict = field(default_factory=dict)
 
 
@@ -118,8 +119,11 @@ class Scene:
                 played.stood = self._stand_from(played.step, state.t)
                 played.extra["done_s"] = played.stood[1]
                 return
-            if nxt is not None:  # the gait controller takes over; at the end it stands on
-                self.posture = self.timeline = None
+            if nxt is None:  # the plan's last step: it ends standing, the run stands on
+                played.end_s = played.stood[0]
+                self.k += 1
+                return
+            self.posture = self.timeline = None  # the gait controller takes over
         played.end_s = state.t
         self._begin(self.k + 1, state)
 
@@ -187,7 +191,7 @@ class Scene:
         skill = Skill.load(step.name)
         if skill.start_from:  # stand-up: its way out, from lying or sitting
             up = self.timeline.add(skill.out, start)
-            played.stood = (up, self.timeline.hold(SETTLE_S))
+            played.stood = (up, self.timeline.hold(self._standing_tail()))
             played.extra["done_s"] = played.stood[1]
             played.extra["up_from_s"] = start
             return
@@ -197,11 +201,15 @@ class Scene:
 
     def _stand_from(self, step: PlanStep, start_s: float) -> tuple[float, float]:
         """Append the skill's way back to standing; when it stands, and when it has stood
-        SETTLE_S."""
+        long enough (_standing_tail)."""
         skill = Skill.load(step.name)
         out = Skill.load(skill.out_from).out if skill.out_from else skill.out
         up = self.timeline.add(out, max(start_s, self.timeline.end_s))
-        return up, self.timeline.hold(SETTLE_S)
+        return up, self.timeline.hold(self._standing_tail())
+
+    def _standing_tail(self) -> float:
+        """Standing after a skill: settled for the gait that follows, or the run's end."""
+        return SETTLE_S if self._next() is not None else AFTER_S
 
     # ------------------------------------------------------------------ the log
 
@@ -232,7 +240,7 @@ def planned_duration(steps: list[PlanStep]) -> float:
         skill = Skill.load(step.name)
         out = Skill.load(skill.out_from).out if skill.out_from else skill.out
         total += speed / ACCEL_MPS2 + 2 * STOP_WAIT_S + 1.0 + EASE_S + SETTLE_S
-        total += sum(k.t_s for k in skill.into[-1:]) + step.hold_s + out[-1].t_s + SETTLE_S
+        total += sum(k.t_s for k in skill.into[-1:]) + step.hold_s + out[-1].t_s + AFTER_S
         speed, after_skill = 0.0, True
     return total + 5.0
 
@@ -245,11 +253,14 @@ def play_plan(
     record: str | Path | None = None,
     camera: str = DEFAULT_CAMERA,
     log_hz: float = 200.0,
+    label: str = "plan",
 ) -> tuple[RunResult, dict]:
     """Run `plan` (a plan string or parsed steps) from standing; returns the run and its
-    summary with `plan` (each step's start, end and ok) and `skills` (each skill's
-    outcome)."""
+    summary (its `gait`: `label`) with `plan` (each step's start, end and ok) and `skills`
+    (each skill's outcome)."""
     steps = parse_plan(plan) if isinstance(plan, str) else plan
+    if not (isinstance(seed, int | np.integer) and seed >= 0):
+        raise PlanError(f"seed must be a whole number >= 0, got {seed!r}")
     with World(spec, renderer="egl" if record else None) as world:
         rng = np.random.default_rng(seed)
         world.place_dog(world.skeleton.stand_angles() + rng.normal(0.0, 0.01, world.n_joints))
@@ -274,7 +285,7 @@ def play_plan(
     result.log["gait_names"] = np.array([s.name for s in steps])
     result.log["gait_index"] = result.log.pop("plan_step")
     duration = float(result.log["t"][-1]) if len(result.log["t"]) else 0.0
-    summary = summarize(result, gait="plan", speed_cmd=0.0, duration_s=duration, seed=seed)
+    summary = summarize(result, gait=label, speed_cmd=0.0, duration_s=duration, seed=seed)
     summary["plan"], summary["skills"] = _judge(scene.played, result)
     return result, summary
 

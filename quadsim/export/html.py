@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from quadsim.export.body import Body, ExportError
+from quadsim.export.body import Body, ExportError, Visual
 from quadsim.export.shapes import mesh
 
 FPS = 30.0  # [frames/s] of the replay: smooth to the eye, a seventh of the log's samples
@@ -97,26 +97,11 @@ def _link_parts(body: Body, i: int) -> list[tuple[np.ndarray, np.ndarray, np.nda
 
 def _box(lo: tuple[float, float, float], hi: tuple[float, float, float]) -> tuple:
     """(positions, normals, triangles) of the box between corners lo and hi [m]."""
-    lo_a, hi_a = np.array(lo), np.array(hi)
-    pos, nrm, tri = [], [], []
-    for axis in range(3):
-        for sign in (-1.0, 1.0):
-            u, v = [a for a in range(3) if a != axis]
-            corners = []
-            for du, dv in ((0, 0), (1, 0), (1, 1), (0, 1)):
-                c = np.where(sign > 0, hi_a, lo_a).astype(float)
-                c[u] = (lo_a[u], hi_a[u])[du]
-                c[v] = (lo_a[v], hi_a[v])[dv]
-                corners.append(c)
-            n = np.zeros(3)
-            n[axis] = sign
-            base = len(pos)
-            pos.extend(corners)
-            nrm.extend([n] * 4)
-            # both windings: a face seen from either side (the material is one-sided)
-            tri.extend([[base, base + 1, base + 2], [base, base + 2, base + 3]])
-            tri.extend([[base, base + 2, base + 1], [base, base + 3, base + 2]])
-    return np.array(pos), np.array(nrm), np.array(tri)
+    lo_a, hi_a = np.array(lo, dtype=float), np.array(hi, dtype=float)
+    centre = tuple(0.5 * (lo_a + hi_a))
+    return mesh(
+        Visual("box", tuple(hi_a - lo_a), centre, tuple(map(tuple, np.eye(3))), (1, 1, 1, 1))
+    )
 
 
 def _field(origin_x: float, origin_y: float, cell: float, heights: np.ndarray) -> tuple:
