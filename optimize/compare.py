@@ -29,12 +29,19 @@ __all__ = ["compare_log", "comparison_text", "plot_comparison"]
 STRIDES_SHOWN = 3  # strides of each gait diagram
 
 
-def compare_log(log: Mapping[str, Any], reference: str | Path) -> dict[str, Any]:
-    """Stride period, duty factors and touchdown phases of a run log and of a clip, every
-    objective term and the total of every objective (quadsim.optimize.objective.OBJECTIVES).
+def compare_log(
+    log: Mapping[str, Any],
+    reference: str | Path | None = None,
+    targets: str | Path | None = None,
+) -> dict[str, Any]:
+    """Stride period, duty factors and touchdown phases of a run log and of a clip (or of
+    footfall targets, quadsim.optimize.targets), every objective term and the total of every
+    objective (quadsim.optimize.objective.OBJECTIVES) whose terms could all be measured.
 
     log: run-log arrays (t, base_pos, base_quat, foot_contact, markers, marker_names; the
     speed command is the last of `speed_cmd`, else the run's mean speed after its start).
+    reference: a clip, for f_d (and the footfalls, without `targets`); targets: a name or
+    file whose footfalls replace the clip's.
     """
     from quadsim.optimize.sim_eval import (
         SETTLE_S,
@@ -42,17 +49,24 @@ def compare_log(log: Mapping[str, Any], reference: str | Path) -> dict[str, Any]
         reference_cycle,
         reference_footfalls,
     )
+    from quadsim.optimize.targets import target_file
 
+    if reference is None and targets is None:
+        raise ObjectiveError("compare needs a --reference clip or --targets NAME|FILE")
     t = np.asarray(log["t"], dtype=float)
     if len(t) < 2 or t[-1] - t[0] <= SETTLE_S + 1.0:
         raise ObjectiveError(
             f"the run log spans {t[-1] - t[0] if len(t) else 0:.2f} s; compare needs more than "
             f"{SETTLE_S + 1.0:g} s (the first {SETTLE_S:g} s, the start, are not compared)"
         )
-    path = str(Path(reference).resolve())
     L = dog_leg_length()
-    cycle = reference_cycle(path, "", L)
-    targets = reference_footfalls(path, "", L)
+    path = str(Path(reference).resolve()) if reference is not None else None
+    cycle = reference_cycle(path, "", L) if path else None
+    chosen = target_file(targets) if targets is not None else None
+    if chosen is not None:
+        footfalls, against, speed = chosen.footfalls, chosen.name, chosen.speed_mps
+    else:
+        footfalls, against, speed = reference_footfalls(path, "", L), Path(path).name, None
     late = t >= t[0] + SETTLE_S
     stats = footfall_stats(t[late], np.asarray(log["foot_contact"], dtype=bool)[late])
     if "speed_cmd" in log:  # the speed the run settles at, as the optimizer scores it
@@ -65,23 +79,28 @@ def compare_log(log: Mapping[str, Any], reference: str | Path) -> dict[str, Any]
         reference=cycle,
         v_cmd=(v_cmd, 0.0),
         weights=OBJECTIVES["both"],
-        footfalls=targets,
+        footfalls=footfalls,
         start_s=SETTLE_S,
     )
     terms = obj.terms()
     totals = {}
     for name, w in OBJECTIVES.items():
-        totals[name] = (
-            w.d * terms["f_d"]
-            + w.v * terms["f_v"]
-            + w.h * terms["f_h"]
-            + w.r * terms["f_r"]
-            + w.T * terms["f_T"]
-            + w.df * terms["f_df"]
-            + w.ph * terms["f_ph"]
-        )
+        weighted = {
+            "f_d": w.d,
+            "f_v": w.v,
+            "f_h": w.h,
+            "f_r": w.r,
+            "f_T": w.T,
+            "f_df": w.df,
+            "f_ph": w.ph,
+        }
+        if any(weighted[k] and k in obj.skipped for k in weighted):
+            continue  # an objective with a term not measured (f_d without a clip) has no total
+        totals[name] = sum(weight * terms[k] for k, weight in weighted.items())
     return {
         "reference": path,
+        "targets": chosen.path if chosen is not None else None,
+        "against": against,
         "leg_length_m": L,
         "speed_cmd_mps": v_cmd,
         "run": {
@@ -90,12 +109,13 @@ def compare_log(log: Mapping[str, Any], reference: str | Path) -> dict[str, Any]
             "phase_offset": stats["phase_offset"],
         },
         "clip": {
-            "stride_period_s": targets.period_s,
-            "speed_mps": cycle.speed_mps,
-            "duty_factor": dict(zip(FEET, targets.duty_factor, strict=True)),
-            "phase_offset": dict(zip(FEET, targets.phase_offset, strict=True)),
+            "stride_period_s": footfalls.period_s,
+            "speed_mps": speed if speed is not None else cycle.speed_mps,
+            "duty_factor": dict(zip(FEET, footfalls.duty_factor, strict=True)),
+            "phase_offset": dict(zip(FEET, footfalls.phase_offset, strict=True)),
         },
         "terms": terms,
+        "skipped": list(obj.skipped),
         "objective": totals,
         "fell": bool(obj.fell),
     }
@@ -108,17 +128,20 @@ def _num(x: float | None, fmt: str = ".3f") -> str:
 def comparison_text(c: Mapping[str, Any]) -> str:
     """`compare_log`'s result as a table for a person."""
     run, clip = c["run"], c["clip"]
+    kind = "targets" if c.get("targets") else "clip"
+    column = "target" if kind == "targets" else "clip"
+    width = len("run-" + column) + 2
     lines = [
-        f"against {Path(c['reference']).name} (scaled to a {c['leg_length_m']:.3f} m leg; "
-        f"the clip at {clip['speed_mps']:.2f} m/s, the run commanded {c['speed_cmd_mps']:.2f} m/s)",
-        f"{'':22}{'run':>8}{'clip':>8}{'run-clip':>10}",
+        f"against {c['against']} (scaled to a {c['leg_length_m']:.3f} m leg; the {kind} at "
+        f"{clip['speed_mps']:.2f} m/s, the run commanded {c['speed_cmd_mps']:.2f} m/s)",
+        f"{'':22}{'run':>8}{column:>8}{'run-' + column:>{width}}",
     ]
 
     def row(name: str, a: float | None, b: float, circular: bool = False) -> str:
         if a is None:
-            return f"{name:22}{'-':>8}{b:8.3f}{'-':>10}"
+            return f"{name:22}{'-':>8}{b:8.3f}{'-':>{width}}"
         d = ((a - b + 0.5) % 1.0 - 0.5) if circular else a - b
-        return f"{name:22}{a:8.3f}{b:8.3f}{d:+10.3f}"
+        return f"{name:22}{a:8.3f}{b:8.3f}{d:+{width}.3f}"
 
     lines.append(row("stride period [s]", run["stride_period_s"], clip["stride_period_s"]))
     for f in FEET:
@@ -138,6 +161,9 @@ def comparison_text(c: Mapping[str, Any]) -> str:
     }
     lines.append(f"{'objective term':34}{'value':>10}{'weight':>8}{'weighted':>10}")
     for key, (label, weight) in weights.items():
+        if key in c.get("skipped", ()):
+            lines.append(f"{key:5} {label:28}{'-':>10}{weight:8g}{'-':>10}")
+            continue
         v = c["terms"][key]
         lines.append(f"{key:5} {label:28}{v:10.4f}{weight:8g}{weight * v:10.3f}")
     lines.append("objectives: " + ", ".join(f"{k} {v:.3f}" for k, v in c["objective"].items()))

@@ -31,3 +31,7 @@ class ObjectiveError(OptimizeError):
 
 class EvaluationError(OptimizeError):
     """Every evaluation of a run's first generation failed: the setup, not the candidates."""
+
+
+class TargetsError(OptimizeError):
+    """A footfall-targets name or file is unknown, unreadable or inconsistent."""

@@ -64,9 +64,27 @@ def free_names(template: GaitParams, free: str | None) -> GaitParams:
     return template.with_free([n.strip() for n in free.split(",") if n.strip()])
 
 
+def check_targets_objective(objective: str, reference: Any) -> None:
+    """--targets sets the footfall terms: refuse an objective that would not score them, or
+    one that also needs a clip's markers (f_d) when no --reference gives them."""
+    if objective in ("paper", "sim", "sphere"):
+        raise OptimizeError(
+            f"--targets sets the footfall terms, which --objective {objective} does not score; "
+            "use --objective footfalls (or both, with a --reference for f_d)"
+        )
+    if objective == "both" and not reference:
+        raise OptimizeError(
+            "--objective both needs a --reference clip for f_d; with --targets alone use "
+            "--objective footfalls"
+        )
+
+
 def optimization_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, Any], Callable]:
     """(fn, RunConfig fields, finish(best_x, result) -> the file written) of the objective the
     `quadsim optimize` arguments choose: a gait scored in simulation, or a test function."""
+    targets = getattr(args, "targets", None)
+    if targets is not None:
+        check_targets_objective(args.objective, args.reference)
     if args.objective == "sphere":
         from quadsim.optimize import testfns
 
@@ -94,8 +112,10 @@ def optimization_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, 
 
     low, high = template.speed_band_mps
     if args.speed is not None and not low <= args.speed <= high:
+        hint = " (--targets sets the speed unless --speed is given)" if targets else ""
         raise OptimizeError(
             f"--speed {args.speed:g} m/s is outside the {template.gait} band {low:g}-{high:g} m/s"
+            + hint
         )
     config = {
         "gait": args.gait,
@@ -103,6 +123,7 @@ def optimization_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, 
         "duration_s": args.episode_s,
         "speed_mps": args.speed,
         "reference": str(args.reference) if args.reference else None,
+        "targets": targets,
         "objective": "paper" if args.objective == "sim" else args.objective,
     }
     if args.reference:  # a missing, malformed or strideless file is the user's, before any run
@@ -164,6 +185,7 @@ def run_config(args: argparse.Namespace, problem: dict[str, Any]) -> RunConfig:
         timeout_s=args.timeout,
         meta={
             "reference": str(args.reference) if args.reference else None,
+            "targets": getattr(args, "targets", None),
             "objective": args.objective,
             "speed_mps": args.speed,
             "episode_s": args.episode_s,

@@ -27,6 +27,7 @@ SAVED_AS: dict[str, str | tuple[str, str]] = {
     "dim": "dim",
     "evals": "max_evals",
     "reference": ("meta", "reference"),
+    "targets": ("meta", "targets"),
     "speed": ("meta", "speed_mps"),
     "episode_s": ("meta", "episode_s"),
     "objective": ("meta", "objective"),
@@ -85,9 +86,10 @@ def saved_arguments(run_dir: str | Path) -> dict[str, Any]:
 
 
 def _is_path(arg: str, value: Any) -> bool:
-    """Whether an argument's value names a file (a reference, or a gait TOML file)."""
+    """Whether an argument's value names a file (a reference, or a gait or targets TOML
+    file)."""
     return value is not None and (
-        arg == "reference" or (arg == "gait" and str(value).endswith(".toml"))
+        arg == "reference" or (arg in ("gait", "targets") and str(value).endswith(".toml"))
     )
 
 
@@ -96,7 +98,7 @@ def _same(arg: str, given: Any, saved: Any) -> bool:
         return Path(given).resolve() == Path(saved).resolve()
     if isinstance(given, float) or isinstance(saved, float):
         return given is not None and saved is not None and math.isclose(given, saved)
-    return str(given) == str(saved) if arg == "gait" else given == saved
+    return str(given) == str(saved) if arg in ("gait", "targets") else given == saved
 
 
 def differences(given: dict[str, Any], saved: dict[str, Any]) -> list[str]:
@@ -191,9 +193,11 @@ def settle_arguments(args: argparse.Namespace) -> None:
             "quadsim optimize needs --gait and --out (or --resume RUN_DIR, or --status RUN_DIR)"
         )
     else:  # files as absolute paths: Dask workers, and a resume, may run elsewhere
-        for name in ("reference", "gait"):
+        for name in ("reference", "gait", "targets"):
             if _is_path(name, getattr(args, name)):
                 setattr(args, name, str(Path(getattr(args, name)).resolve()))
+        if args.targets is not None:
+            _targets_defaults(args)
         if args.free is None and args.objective != "sphere":  # saved, and in the provenance
             args.free = "style"
     if args.objective == "sphere":
@@ -205,10 +209,22 @@ def settle_arguments(args: argparse.Namespace) -> None:
             setattr(args, name, value)
 
 
+def _targets_defaults(args: argparse.Namespace) -> None:
+    """A new run with --targets: an unknown name stops it here; the footfall objective and
+    the targets' speed unless given (both then saved, so a resume scores alike)."""
+    from quadsim.optimize.targets import target_file
+
+    targets = target_file(args.targets)
+    if args.objective is None:
+        args.objective = "footfalls"
+    if args.speed is None:
+        args.speed = targets.speed_mps
+
+
 def command_line(args: argparse.Namespace) -> str:
     """The `quadsim optimize` command that starts this run again."""
     words = ["quadsim", "optimize", "--gait", str(args.gait)]
-    for name in ("reference", "free", "speed", "popsize"):
+    for name in ("reference", "targets", "free", "speed", "popsize"):
         if getattr(args, name) is not None:
             words += ["--" + name, str(getattr(args, name))]
     for name, default in DEFAULTS.items():

@@ -24,6 +24,7 @@ from quadsim.optimize.reference import (
     stats_from_swing,
     synthetic_reference,
 )
+from quadsim.optimize.targets import load_targets
 
 SETTLE_S = 2.0  # the start from standing is not part of the style terms
 
@@ -101,6 +102,8 @@ def evaluate(x_unit: np.ndarray, seed: int, config: dict[str, Any]) -> Objective
     record's total is what the optimizer minimizes, its terms and `fell` go to the history.
 
     config: "template" (GaitParams with the free parameters), "reference" (path or None),
+    optional "targets" (footfall targets' name or file, for the footfall terms instead of the
+    reference's),
     optional "speed_mps" (default: the middle of the gait's band), "duration_s" (10),
     "objective" (a name of OBJECTIVES, default "paper"). The seed's push flag adds one
     random sideways push.
@@ -129,7 +132,11 @@ def evaluate(x_unit: np.ndarray, seed: int, config: dict[str, Any]) -> Objective
         reference=cycle,
         v_cmd=(speed, 0.0),
         weights=OBJECTIVES[config.get("objective") or "paper"],
-        footfalls=reference_footfalls(config.get("reference"), key, dog_leg_length()),
+        footfalls=(
+            load_targets(config["targets"])
+            if config.get("targets")
+            else reference_footfalls(config.get("reference"), key, dog_leg_length())
+        ),
         contacts=(result.contact_t, result.contacts),
         fell=result.status != "ok",
         fall_time_s=result.fall_time_s,

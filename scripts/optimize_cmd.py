@@ -2,6 +2,7 @@
 
 Example: quadsim optimize --gait trot --reference dog_trot_joint_pos.txt --evals 2000 \
              --workers 2 --out runs/trot1 [--executor local|dask-local|dask://H:P]
+         quadsim optimize --gait canter --targets canter --objective footfalls --out runs/c1
          quadsim optimize --resume runs/trot1 [--evals 4000]     (continue, a new budget)
          quadsim optimize --status runs/trot1
 """
@@ -29,6 +30,7 @@ from quadsim.optimize.rundir import (
     settle_arguments,
     status_text,
 )
+from quadsim.optimize.targets import target_names
 
 
 def add_parser(subparsers: Any) -> None:
@@ -41,6 +43,13 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--gait", help="gait preset name or gait TOML file")
     p.add_argument("--reference", type=Path, help="reference motion (mocap or CSV) for f_d")
+    p.add_argument(
+        "--targets",
+        metavar="NAME|FILE",
+        help="footfall targets from the literature for the footfall terms, instead of the "
+        "reference's: " + ", ".join(target_names()) + ", or a targets .toml file "
+        "(default objective footfalls, default speed the targets')",
+    )
     p.add_argument("--evals", type=int, help="evaluation budget (default 2000)")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPUs)")
     p.add_argument("--out", type=Path, help="run directory")
