@@ -20,6 +20,7 @@ from quadsim.scripts.cli import main
 
 GAITS_WITHOUT_CLIPS = ("pace", "canter", "transverse-gallop", "rotary-gallop")
 G = 9.81  # [m/s^2]
+TROT_CLIP = Path(__file__).resolve().parents[2] / "shared/data/dog_mocap/dog_trot_joint_pos.txt"
 
 
 def _stance(targets, n: int = 1000) -> np.ndarray:
@@ -204,3 +205,46 @@ def test_compare_prints_a_run_against_targets(tmp_path: Path, capsys) -> None:
     assert "run-target" in text and "objectives: footfalls" in text
     assert main(["compare", str(path)]) == 2
     assert "needs --reference CLIP or --targets" in capsys.readouterr().err
+
+
+def test_both_objectives_take_f_d_from_the_clip_and_the_footfalls_from_the_targets(
+    tmp_path: Path,
+) -> None:
+    if not TROT_CLIP.is_file():
+        pytest.skip("mocap data not available")
+    out = tmp_path / "run"
+    extra = ["--objective", "both", "--reference", str(TROT_CLIP), "--targets", "canter"]
+    assert main([*_optimize(out), "--evals", "1", *extra]) == 0
+    meta = json.loads((out / "config.json").read_text())["meta"]
+    assert meta["targets"] == "canter" and meta["reference"] == str(TROT_CLIP.resolve())
+    command = GaitParams.load(out / "best_canter.toml").provenance["command"]
+    assert "--targets canter" in command and f"--reference {TROT_CLIP.resolve()}" in command
+
+
+def test_an_evaluation_scores_the_footfalls_against_the_targets(tmp_path: Path) -> None:
+    from quadsim.optimize.problem import free_names
+    from quadsim.optimize.sim_eval import evaluate
+
+    template = free_names(GaitParams.load("canter"), "style")
+    x0 = np.clip(np.asarray(template.to_unit(), dtype=float), 0.0, 1.0)
+    longer = tmp_path / "longer.toml"
+    text = (TARGETS_DIR / "canter.toml").read_text()
+    longer.write_text(text.replace("period_s = 0.50", "period_s = 0.54"))
+    clip = str(TROT_CLIP) if TROT_CLIP.is_file() else None
+    config = {
+        "template": template,
+        "reference": clip,
+        "targets": "canter",
+        "objective": "both" if clip else "footfalls",
+        "duration_s": 3.0,
+        "speed_mps": 3.0,
+    }
+    canter = evaluate(x0, 0, config)
+    other = evaluate(x0, 0, {**config, "targets": str(longer)})
+    assert not canter.fell and (canter.f_d > 0 or clip is None)
+    # the same run against targets that differ in the period only
+    assert (canter.f_df, canter.f_ph) == (other.f_df, other.f_ph)
+    # one stride period T of the run explains both: |T - 0.50| / 0.50 and |T - 0.54| / 0.54
+    periods_a = {0.50 * (1 + sign * canter.f_T) for sign in (-1, 1)}
+    periods_b = {0.54 * (1 + sign * other.f_T) for sign in (-1, 1)}
+    assert any(abs(a - b) < 1e-9 for a in periods_a for b in periods_b)
