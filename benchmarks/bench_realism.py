@@ -1,0 +1,127 @@
+"""Simulated against real: each gait at its Froude-scaled speed, seeds 0-4, measured against
+the real dog's clip (stride period, duty factors, touchdown phases, marker distance f_d),
+written into docs/results.md (between its `bench_realism` markers).
+
+    python benchmarks/bench_realism.py [--seeds 5] [--duration 14] [--workers 2]
+
+The clips are in ../shared/data/dog_mocap (CC BY-NC 4.0: read from there, never copied in);
+their stride periods are scaled to this dog's leg length by the Froude rule
+(quadsim.optimize.compare). Gaits without a clip are left out of the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import quadsim
+from quadsim.models import LEGS
+from quadsim.optimize.compare import compare_log
+from quadsim.optimize.sim_eval import SETTLE_S
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_gaits import RESULTS, write_section  # noqa: E402
+
+CLIPS = Path(__file__).resolve().parents[2] / "shared" / "data" / "dog_mocap"
+# gait -> (speed [m/s], the clips it is measured against): the issue's Froude-scaled speeds
+REAL = {
+    "walk": (1.2, ("dog_walk03", "dog_walk00")),
+    "trot": (2.1, ("dog_trot",)),
+}
+MARK = "bench_realism"
+
+
+def measure(job: tuple[str, float, int, float, tuple[str, ...]]) -> dict:
+    """One run of `gait` and its comparison with each clip."""
+    gait, speed, seed, duration, clips = job
+    result, summary = quadsim.simulate(gait, speed, duration, seed=seed, log_hz=100.0)
+    compared = {c: compare_log(result.log, CLIPS / f"{c}_joint_pos.txt") for c in clips}
+    return {"gait": gait, "seed": seed, "fell": summary["fell"], "compared": compared}
+
+
+def _phase_gap(a: float | None, b: float) -> float:
+    return math.nan if a is None else abs((a - b + 0.5) % 1.0 - 0.5)
+
+
+def _range(values: list[float], digits: int = 2) -> str:
+    got = [v for v in values if not math.isnan(v)]
+    if not got:
+        return "-"
+    lo, hi = min(got), max(got)
+    return (
+        f"{lo:.{digits}f}"
+        if round(lo, digits) == round(hi, digits)
+        else (f"{lo:.{digits}f}-{hi:.{digits}f}")
+    )
+
+
+def table(runs: list[dict]) -> list[str]:
+    """One row per gait and clip: the real dog's figures, the simulated ones over the seeds."""
+    lines = [
+        "| gait | speed [m/s] | clip | stride real [s] | stride sim [s] | sim/real "
+        "| duty off by (max over feet) | touchdown off by [stride] | f_d [m²] | fell |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for gait, (speed, clips) in REAL.items():
+        mine = [r for r in runs if r["gait"] == gait]
+        if not mine:
+            continue
+        fell = ", ".join(f"seed {r['seed']}" for r in mine if r["fell"]) or "none"
+        for clip in clips:
+            cs = [r["compared"][clip] for r in mine]
+            real = cs[0]["clip"]["stride_period_s"]
+            sim = [c["run"]["stride_period_s"] or math.nan for c in cs]
+            duty = [
+                max(abs(c["run"]["duty_factor"][f] - c["clip"]["duty_factor"][f]) for f in LEGS)
+                for c in cs
+            ]
+            phase = [
+                max(
+                    _phase_gap(c["run"]["phase_offset"][f], c["clip"]["phase_offset"][f])
+                    for f in LEGS
+                )
+                for c in cs
+            ]
+            ratio = [s / real for s in sim]
+            f_d = [c["terms"]["f_d"] for c in cs]
+            lines.append(
+                f"| {gait} | {speed} | {clip} | {real:.2f} | {_range(sim)} | {_range(ratio)} "
+                f"| {_range(duty)} | {_range(phase)} | {_range(f_d, 3)} | {fell} |"
+            )
+    return lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 per gait")
+    ap.add_argument("--duration", type=float, default=14.0, help="simulated seconds per run")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--gaits", default=",".join(REAL))
+    ap.add_argument("--out", type=Path, default=RESULTS, help="the results file to rewrite")
+    args = ap.parse_args()
+    if not CLIPS.is_dir():
+        sys.exit(f"the dog clips are not in {CLIPS}")
+    jobs = [
+        (g, REAL[g][0], seed, args.duration, REAL[g][1])
+        for g in args.gaits.split(",")
+        for seed in range(args.seeds)
+    ]
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        runs = list(pool.map(measure, jobs))
+    lines = table(runs)
+    print("\n".join(lines))
+    how = (
+        f"`python benchmarks/bench_realism.py` ({args.duration:g} s from standing, seeds "
+        f"0-{args.seeds - 1}, the first {SETTLE_S:g} s not compared; ranges over the seeds; the "
+        "clips' stride periods Froude-scaled to this dog's leg length; `duty off by` and "
+        "`touchdown off by`: the largest gap over the four feet)."
+    )
+    write_section(args.out, MARK, "Simulated against the real dog", how, lines)
+    print(f"wrote {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

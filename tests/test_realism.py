@@ -1,0 +1,87 @@
+"""Issue 29's realism targets, against the real dog's clips (slow): the trot at the clip's
+Froude-scaled speed strides, lands and stands like the dog in dog_trot.
+
+The clips are read from ../shared/data/dog_mocap (CC BY-NC 4.0, never copied in); the
+comparison is `quadsim compare`'s (quadsim.optimize.compare.compare_log).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+from sim_slots import SLOTS, one_per_core
+
+from quadsim.controller.simulate import simulate
+from quadsim.models import LEGS
+from quadsim.optimize.compare import compare_log
+
+pytestmark = pytest.mark.slow
+CLIPS = Path(__file__).resolve().parents[1].parent / "shared/data/dog_mocap"
+DURATION = 14.0
+SEEDS = (0, 1)
+# gait -> (speed [m/s], clip): the issue's Froude-scaled speeds
+REAL = {"trot": (2.1, "dog_trot")}
+PERIOD_WITHIN = 0.15  # of the clip's stride period
+DUTY_WITHIN = 0.10
+PHASE_WITHIN = 0.10  # [stride]
+SPEED_WITHIN = 0.10
+# f_d of the hand-tuned presets on the same clips (bench_realism.py at 563c6cf, seeds 0-1)
+HAND_TUNED_F_D = {"trot": 0.031}
+F_D_GAIN = 0.30  # the optimizer's presets are at least this much closer to the clip
+
+
+@one_per_core
+def _compare(job: tuple[str, int]) -> tuple[tuple[str, int], dict, dict]:
+    gait, seed = job
+    speed, clip = REAL[gait]
+    result, summary = simulate(gait, speed, DURATION, seed=seed, log_hz=100.0)
+    return job, summary, compare_log(result.log, CLIPS / f"{clip}_joint_pos.txt")
+
+
+@pytest.fixture(scope="module")
+def compared() -> dict[tuple[str, int], tuple[dict, dict]]:
+    if not CLIPS.is_dir():
+        pytest.skip("the dog clips are not in ../shared/data/dog_mocap")
+    jobs = [(g, s) for g in REAL for s in SEEDS]
+    with ProcessPoolExecutor(max_workers=SLOTS) as pool:
+        return {job: (summary, c) for job, summary, c in pool.map(_compare, jobs)}
+
+
+@pytest.mark.parametrize("gait", list(REAL))
+def test_the_gait_keeps_its_speed_and_its_feet(compared, gait: str) -> None:
+    for seed in SEEDS:
+        summary, _ = compared[gait, seed]
+        assert not summary["fell"], (gait, seed)
+        speed = REAL[gait][0]
+        assert abs(summary["mean_speed_mps"] - speed) <= SPEED_WITHIN * speed, (gait, seed)
+
+
+@pytest.mark.parametrize("gait", list(REAL))
+def test_strides_as_long_as_the_real_dogs(compared, gait: str) -> None:
+    for seed in SEEDS:
+        _, c = compared[gait, seed]
+        real, sim = c["clip"]["stride_period_s"], c["run"]["stride_period_s"]
+        assert abs(sim - real) <= PERIOD_WITHIN * real, (gait, seed, sim, real)
+
+
+@pytest.mark.parametrize("gait", list(REAL))
+def test_feet_down_and_landing_as_the_real_dogs(compared, gait: str) -> None:
+    for seed in SEEDS:
+        _, c = compared[gait, seed]
+        run, clip = c["run"], c["clip"]
+        for foot in LEGS:
+            duty_gap = abs(run["duty_factor"][foot] - clip["duty_factor"][foot])
+            assert duty_gap <= DUTY_WITHIN, (gait, seed, foot, run["duty_factor"], clip)
+            phase_gap = abs(
+                (run["phase_offset"][foot] - clip["phase_offset"][foot] + 0.5) % 1 - 0.5
+            )
+            assert phase_gap <= PHASE_WITHIN, (gait, seed, foot, run["phase_offset"], clip)
+
+
+@pytest.mark.parametrize("gait", list(REAL))
+def test_markers_closer_to_the_clip_than_the_hand_tuned_preset(compared, gait: str) -> None:
+    for seed in SEEDS:
+        _, c = compared[gait, seed]
+        assert c["terms"]["f_d"] <= (1 - F_D_GAIN) * HAND_TUNED_F_D[gait], (gait, seed)
