@@ -32,6 +32,8 @@ def perform_skill(
     skill played with its start, end and whether its outcome held (`outcomes`)."""
     skill = Skill.load(name)
     if name == GET_UP:
+        if hold_s is not None:
+            raise SkillError("get-up holds no posture: it gets up and walks on; drop --hold")
         return perform_get_up(seed=seed, spec=spec, record=record, camera=camera, log_hz=log_hz)
     hold = skill.hold_s if hold_s is None else float(hold_s)
     if not 0.0 < hold <= MAX_HOLD_S:
