@@ -17,7 +17,7 @@ from quadsim.controller.sim import World
 from quadsim.controller.state import DogState
 from quadsim.models import Skeleton
 from quadsim.skills import outcomes
-from quadsim.skills.getup import GetUpPlan, get_up_timeline, walk_speed
+from quadsim.skills.getup import GetUpPlan, get_up_timeline
 from quadsim.skills.posture import STAND, Keyframe, PostureController, Timeline
 
 RELAX_S = 0.4  # [s] after a fall the legs ease to the standing pose (out from the body)
@@ -107,21 +107,39 @@ class Recovery(StepHook):
 
     def judge(self, log: dict, speed_cmd: Callable[[float], float], unstable: bool) -> list[dict]:
         """Each fall: `fall_s`, `up_s` (chest and pelvis back at 90% of standing height, or
-        None) and `ok`: it stood and then moved on in its gait MOVE_ON_S without falling
-        (nor ended `unstable`), at MOVE_ON_SHARE
-        of the commanded speed `speed_cmd(t)` [m/s] at least."""
+        None) and `ok`: it stood, then went on in its gait at least MOVE_ON_S before the next
+        fall or the run's end (not a fall it gave up on, nor `unstable`), reaching
+        MOVE_ON_SHARE of the commanded speed `speed_cmd(t)` [m/s] over a second."""
+        if not self.recoveries:
+            return []
         h = outcomes.Heights.of(log)
+        ends = [r["fall_s"] for r in self.recoveries[1:]] + [float(h.t[-1])]
         out = []
-        for k, r in enumerate(self.recoveries):
+        for r, end in zip(self.recoveries, ends, strict=True):
             start = r["get_up_s"] if r["get_up_s"] is not None else math.inf
             up = (h.t >= start) & (np.minimum(h.pelvis, h.chest) >= outcomes.STOOD_MIN)
             up_s = round(float(h.t[up][0]), 3) if up.any() else None
-            ok = False
-            last = k == len(self.recoveries) - 1
-            if r["gait_s"] is not None and last and not (unstable or self.gave_up):
-                end = float(h.t[-1])
-                moved = end - r["gait_s"] >= MOVE_ON_S
-                speed = walk_speed(log, end - 1.0, end)
-                ok = moved and speed >= MOVE_ON_SHARE * speed_cmd(end)
-            out.append({"fall_s": r["fall_s"], "up_s": up_s, "ok": bool(up_s is not None and ok)})
+            ended_badly = r is self.recoveries[-1] and (unstable or self.gave_up)
+            ok = (
+                up_s is not None
+                and r["gait_s"] is not None
+                and not ended_badly
+                and end - r["gait_s"] >= MOVE_ON_S
+                and _best_second(log, r["gait_s"], end) >= MOVE_ON_SHARE * speed_cmd(end)
+            )
+            out.append({"fall_s": r["fall_s"], "up_s": up_s, "ok": bool(ok)})
         return out
+
+
+def _best_second(log: dict, start_s: float, end_s: float) -> float:
+    """The best one-second mean speed [m/s] from `start_s` to `end_s`, along the heading the
+    dog had at `start_s`."""
+    t = np.asarray(log["t"])
+    w = (t >= start_s) & (t <= end_s)
+    heading = float(yaw_of(np.asarray(log["base_quat"])[w][:1])[0])
+    vel = np.asarray(log["base_vel"])[w]
+    along = vel[:, 0] * math.cos(heading) + vel[:, 1] * math.sin(heading)
+    per_second = max(int(round(1.0 / float(np.median(np.diff(t))))), 1)
+    if len(along) < per_second:
+        return 0.0
+    return float(np.convolve(along, np.ones(per_second) / per_second, mode="valid").max())

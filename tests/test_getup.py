@@ -17,6 +17,7 @@ from test_cli import quadsim
 
 from quadsim.controller.kinematics import quat_to_matrix, yaw_of
 from quadsim.controller.sim import World
+from quadsim.controller.simulate import parse_push, simulate
 from quadsim.skills.errors import PlanError
 from quadsim.skills.getup import mirror_pose, side_down
 from quadsim.skills.perform import perform_skill
@@ -178,3 +179,14 @@ def test_recover_gets_up_after_a_push_fells_the_dog_and_trots_on(
     stood = t >= recovery["up_s"]
     assert min(pelvis[stood].min(), chest[stood].min()) >= 0.7  # up, and stays up
     assert speed_along_heading(log, t[-1] - 1.0, t[-1]) >= 1.5  # trotting on
+
+
+@pytest.mark.slow
+def test_recover_takes_over_each_fall_of_a_run() -> None:
+    pushes = [parse_push("3:0,900,0:0.2"), parse_push("15:0,-900,0:0.2")]  # both sides
+    result, summary = simulate("trot", 2.0, 27.0, seed=0, pushes=pushes, recover=True)
+    falls = summary["recoveries"]
+    assert [r["ok"] for r in falls] == [True, True]
+    assert summary["fall_time_s"] == falls[0]["fall_s"] < falls[0]["up_s"] < 15.0
+    assert 15.0 < falls[1]["fall_s"] < falls[1]["up_s"] < 27.0
+    assert result.log["t"][-1] > 26.9  # the run went on to its end
