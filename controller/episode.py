@@ -136,6 +136,7 @@ def run_episode(
     caption: Callable[[DogState], str] | None = None,
     hooks: Sequence[StepHook] = (),
     done: Callable[[], bool] | None = None,
+    on_fall: Callable[[DogState], bool] | None = None,
 ) -> RunResult:
     """Step `world` under `controller` for `duration_s` [s] of simulated time.
 
@@ -143,7 +144,9 @@ def run_episode(
     ServoCommand runs at every physics step of the world; `caption(state)` labels video
     frames; `hooks` see every control and physics step (tests, benchmarks). Stops early when
     the dog falls or the simulation becomes unstable (never raises for that), or when
-    `done()` says the controller has finished.
+    `done()` says the controller has finished. `on_fall(state)` may take a fall over (get
+    up): when it returns True the run goes on, the first fall's time kept and the status
+    "fell".
     `progress(fraction_done)` is called about 100 times.
     """
     if not 0.0 < duration_s <= MAX_DURATION_S:
@@ -162,10 +165,11 @@ def run_episode(
     n = 0
     for n in range(steps):
         state = world.read_state()
-        status = world.status(state)
-        if status != "ok":
-            fall_time = state.t
-            break
+        now = world.status(state)
+        if now != "ok":
+            status, fall_time = now, state.t if fall_time is None else fall_time
+            if not (now == "fell" and on_fall is not None and on_fall(state)):
+                break
         if done is not None and done():
             break
         command = controller.step(state)

@@ -155,6 +155,7 @@ class World:
         self.terrain: list[int] = []
         self.ground_map = GroundMap()  # the terrain's heights, for the controller too
         self.resting_allowed = False  # skills set it: the torso on the ground is no fall
+        self.getting_up = False  # the get-up skill sets it: lying on the side is no fall
         self.t = 0.0
         self.pushes: list[Push] = []
         self._load_dog()
@@ -278,11 +279,17 @@ class World:
         return np.ascontiguousarray(np.linalg.inv(mass)[np.ix_(dofs, dofs)])
 
     def place_dog(
-        self, joint_angles: np.ndarray, x: float = 0.0, y: float = 0.0, yaw: float = 0.0
+        self,
+        joint_angles: np.ndarray,
+        x: float = 0.0,
+        y: float = 0.0,
+        yaw: float = 0.0,
+        roll: float = 0.0,
     ) -> None:
-        """Put the dog at rest in pose `joint_angles` [rad] with its feet on the ground."""
+        """Put the dog at rest in pose `joint_angles` [rad] with its feet on the ground, or,
+        rolled by `roll` [rad] about its length (as after a fall), its lowest link on it."""
         c = self.client
-        quat = c.getQuaternionFromEuler([0.0, 0.0, yaw])
+        quat = c.getQuaternionFromEuler([roll, 0.0, yaw])
         c.resetBasePositionAndOrientation(self.dog, [x, y, 1.0], quat)
         c.resetBaseVelocity(self.dog, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
         for jid, q in zip(self.joint_ids, joint_angles, strict=True):
@@ -291,6 +298,9 @@ class World:
         toes = c.getLinkStates(self.dog, list(self._foot_ids))
         feet = self._feet_of(np.array([toe[4] + toe[5] for toe in toes]))
         lowest = float(np.min(feet[:, 2])) - self.spec.foot_radius
+        if roll != 0.0:  # on its side the trunk, not a foot, is lowest
+            links = range(-1, c.getNumJoints(self.dog))
+            lowest = min(c.getAABB(self.dog, link)[0][2] for link in links)
         ground_top = self.ground_map.height(x, y)
         base_z = 1.0 - lowest + ground_top + 1e-3
         c.resetBasePositionAndOrientation(self.dog, [x, y, base_z], quat)
@@ -548,6 +558,8 @@ class World:
             or not vx * vx + vy * vy + vz * vz <= MAX_BASE_SPEED**2  # NaN is not <=
         ):
             return "unstable"
+        if self.getting_up:  # on its side, rolling over: no pose is a fall
+            return "ok"
         if self.resting_allowed:  # a skill that sits or lies: only rolling over is a fall
             qx, qy = state.base_quat[0], state.base_quat[1]
             return "fell" if 1.0 - 2.0 * (qx * qx + qy * qy) < RESTING_MIN_UP else "ok"

@@ -18,6 +18,7 @@ from quadsim.controller.terrain import Terrain, parse_terrain
 from quadsim.gaits.params import GaitParams
 from quadsim.gaits.schedule import GaitSchedule
 from quadsim.models import DogSpec
+from quadsim.skills.recovery import Recovery
 
 CONTROL_DT = 1e-3  # [s] the controller runs at 1 kHz; the joint servo at the physics rate
 AUTO = "auto"  # the gait name that lets the speed choose the gait
@@ -42,6 +43,7 @@ def simulate(
     gui: bool = False,
     progress: Callable[[float], None] | None = None,
     log_hz: float = 200.0,
+    recover: bool = False,
 ) -> tuple[RunResult, dict]:
     """Run `params` (a GaitParams, a preset name, or "auto": the gait chosen by speed) at
     `speed_mps` [m/s] (a number or a Profile of time) for `duration_s` [s] from standing,
@@ -49,7 +51,9 @@ def simulate(
     `terrain` (a spec such as "steps:0.06:1" or a Terrain; flat ground if None); returns
     the run and its summary (DESIGN.md's run-summary contract, plus `gaits_used` for "auto"
     and `turn_radius_m`); `record` films it (MP4) with `camera` (side, three-quarter, front
-    or top). Raises GaitError for an unknown gait or a speed outside the band."""
+    or top). `recover`: after a fall the dog gets up and goes on in its gait to the run's
+    end (skills/recovery.py); the summary keeps `fell` and `fall_time_s` (the first fall)
+    and adds `recoveries`. Raises GaitError for an unknown gait or a speed outside the band."""
     _check_inputs(seed, turn_rate_dps, spec)
     camera_named(camera)  # before the run, not after it
     speed = speed_mps if isinstance(speed_mps, Profile) else Profile.constant(speed_mps)
@@ -71,14 +75,21 @@ def simulate(
         )
         for push in pushes:
             world.add_push(push)
-        controller = Controller(world.skeleton, gait, dt=CONTROL_DT, ground_map=world.ground_map)
-        driver = Driver(
-            controller,
-            speed,
-            heading_deg=heading_deg,
-            turn_rate_dps=turn_rate_dps,
-            schedule=schedule,
-        )
+
+        def gait_driver() -> Driver:  # from standing: at the start, and after a get-up
+            controller = Controller(
+                world.skeleton, gait, dt=CONTROL_DT, ground_map=world.ground_map
+            )
+            return Driver(
+                controller,
+                speed,
+                heading_deg=heading_deg,
+                turn_rate_dps=turn_rate_dps,
+                schedule=schedule,
+            )
+
+        recovery = Recovery(world.skeleton, gait_driver) if recover else None
+        driver = recovery if recovery is not None else gait_driver()
         recorder = VideoRecorder(record, camera=camera) if record else None
         try:
             result = run_episode(
@@ -90,7 +101,9 @@ def simulate(
                 progress=progress,
                 log_hz=log_hz,
                 extra_log=driver.log_fields,
-                caption=driver.caption if schedule else None,
+                caption=driver.caption if schedule or recover else None,
+                hooks=[recovery] if recovery is not None else (),
+                on_fall=recovery.on_fall if recovery is not None else None,
             )
         finally:
             if recorder is not None:
@@ -108,6 +121,8 @@ def simulate(
         summary["gaits_used"] = gaits_used(
             result.log["t"], result.log["gait_index"], schedule.names
         )
+    if recovery is not None:
+        summary["recoveries"] = recovery.judge(result.log, speed, result.status == "unstable")
     return result, summary
 
 

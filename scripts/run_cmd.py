@@ -84,6 +84,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help='a scene: gaits with speed and duration and skills with their hold, e.g. "walk '
         '1.0 3; sit 4; lie-down 4; stand-up; trot 2.0 5" (sets gaits, speeds and length)',
     )
+    p.add_argument(
+        "--recover",
+        action="store_true",
+        help="after a fall, get up and go on in the gait (the summary adds recoveries)",
+    )
     add_run_outputs(p)
     p.set_defaults(func=run)
 
@@ -137,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
             camera=args.camera,
             gui=args.gui,
             progress=update,
+            recover=args.recover,
         )
     finally:
         close()
@@ -156,6 +162,7 @@ def _play(args: argparse.Namespace, video_path: Path | None) -> tuple[RunResult,
         "--push": bool(args.push),
         "--terrain": args.terrain is not None,
         "--params": args.params is not None,
+        "--recover": args.recover,
     }
     clash = [name for name, yes in given.items() if yes]
     if clash:

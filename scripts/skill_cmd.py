@@ -12,7 +12,9 @@ from quadsim.skills.posture import skill_names
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("skill", help=f"a skill from standing: {', '.join(skill_names())}")
+    p = sub.add_parser(
+        "skill", help=f"a skill (from standing; get-up from lying): {', '.join(skill_names())}"
+    )
     p.add_argument("name", metavar="NAME", help=f"one of: {', '.join(skill_names())}")
     p.add_argument(
         "--hold", type=positive_float, metavar="S", help="hold the posture S s (default: 4)"

@@ -1,6 +1,6 @@
 """Whether a skill did what it is for, read from its run log (issue 30's physical outcomes):
 heights are the pelvis's and the chest's link origins, as fractions of their standing
-heights at the start."""
+heights at the start (or, for a run that starts lying, the log's `standing_heights_m`)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,11 @@ class Heights:
         start = t < t[0] + STANDING_S
         joints = [str(n) for n in log["joint_names"]]
         elbows = np.asarray(log["joint_q"])[:, [joints.index("LF_elbow"), joints.index("RF_elbow")]]
-        return Heights(t, pelvis / pelvis[start].mean(), chest / chest[start].mean(), elbows)
+        if "standing_heights_m" in log:  # a run that starts lying (get-up) logs them
+            pelvis_up, chest_up = np.asarray(log["standing_heights_m"], dtype=float)
+        else:
+            pelvis_up, chest_up = pelvis[start].mean(), chest[start].mean()
+        return Heights(t, pelvis / pelvis_up, chest / chest_up, elbows)
 
     def window(self, start_s: float, end_s: float) -> np.ndarray:
         return (self.t >= start_s) & (self.t <= end_s)
@@ -99,10 +103,12 @@ def lay(h: Heights, hold: tuple[float, float], stood: tuple[float, float] | None
     return _posture(h, hold, stood, _lie_figures)
 
 
-def stood_up(h: Heights, start_s: float, until_s: float) -> dict:
-    """From `start_s`, chest and pelvis at standing height within STAND_UP_WITHIN_S, and
+def stood_up(
+    h: Heights, start_s: float, until_s: float, within_s: float = STAND_UP_WITHIN_S
+) -> dict:
+    """From `start_s`, chest and pelvis at standing height within `within_s` [s], and
     staying there until `until_s`."""
     up = (h.t >= start_s) & (np.minimum(h.pelvis, h.chest) >= STOOD_MIN)
     took = float(h.t[up][0] - start_s) if up.any() else None
-    ok = took is not None and took <= STAND_UP_WITHIN_S and _standing(h, (start_s + took, until_s))
+    ok = took is not None and took <= within_s and _standing(h, (start_s + took, until_s))
     return {"ok": bool(ok), "took_s": None if took is None else round(took, 3)}

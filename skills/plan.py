@@ -14,7 +14,8 @@ from quadsim.skills.errors import PlanError
 from quadsim.skills.posture import Skill, skill_names
 
 MAX_STEP_S = 600.0
-NO_HOLD = ("stand-up",)  # skills that end standing: nothing to hold
+NO_HOLD = ("stand-up", "get-up")  # skills that end standing: nothing to hold
+FIRST_ONLY = ("get-up",)  # skills that start lying on the side, as the run does
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,11 @@ def parse_plan(text: str) -> list[PlanStep]:
                 raise PlanError(f"plan step {step!r}: {exc}") from None
             steps.append(PlanStep("gait", name, speed, _number(args[1], "the duration", step)))
         elif name in skill_names():
+            if name in FIRST_ONLY and steps:
+                raise PlanError(
+                    f"plan step {step!r}: {name} starts from lying on the side, so it can "
+                    "only be the plan's first step"
+                )
             if name in NO_HOLD:
                 if args:
                     raise PlanError(f"plan step {step!r}: {name} takes no hold time")

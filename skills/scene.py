@@ -21,6 +21,13 @@ from quadsim.controller.state import DogState
 from quadsim.gaits.schedule import GaitSchedule, blend
 from quadsim.skills import outcomes
 from quadsim.skills.errors import PlanError
+from quadsim.skills.getup import (
+    GET_UP,
+    GET_UP_WITHIN_S,
+    get_up_timeline,
+    place_on_side,
+    standing_heights,
+)
 from quadsim.skills.plan import PlanStep, parse_plan
 from quadsim.skills.posture import STAND, Keyframe, PostureController, Skill, Timeline
 
@@ -69,6 +76,10 @@ class Scene:
     def resting(self) -> bool:
         """Whether the torso may rest on the ground now (a skill is playing)."""
         return self.posture is not None
+
+    def rolling(self, t: float) -> bool:
+        """Whether the dog may lie on its side at `t` [s]: a get-up rolling onto its chest."""
+        return bool(self.played) and t < self.played[-1].extra.get("rolled_s", -math.inf)
 
     # ------------------------------------------------------------------ the control step
 
@@ -185,6 +196,13 @@ class Scene:
     def _play_skill(self, step: PlanStep, state: DogState) -> None:
         """Put the skill on the timeline from where the last keyframe leaves the dog."""
         played = self.played[-1]
+        if step.name == GET_UP:  # from lying on the side (skills/getup.py)
+            plan = get_up_timeline(self.world.skeleton, state.q, state.base_quat, state.t)
+            self.timeline = plan.timeline
+            self.posture = PostureController(self.world.skeleton, plan.timeline)
+            played.stood = (plan.up_s, self.timeline.hold(self._standing_tail()))
+            played.extra.update(done_s=played.stood[1], up_from_s=state.t, rolled_s=plan.rolled_s)
+            return
         if self.posture is None:  # the plan starts with a skill: from standing
             self._to_posture(state)
         start = max(self.timeline.end_s, state.t)
@@ -226,6 +244,7 @@ class _Resting(StepHook):
 
     def after_control(self, world: World, state: DogState, command: object) -> None:
         world.resting_allowed = self.scene.resting
+        world.getting_up = self.scene.rolling(state.t)
 
 
 def planned_duration(steps: list[PlanStep]) -> float:
@@ -263,7 +282,11 @@ def play_plan(
         raise PlanError(f"seed must be a whole number >= 0, got {seed!r}")
     with World(spec, renderer="egl" if record else None) as world:
         rng = np.random.default_rng(seed)
-        world.place_dog(world.skeleton.stand_angles() + rng.normal(0.0, 0.01, world.n_joints))
+        lying = steps[0].name == GET_UP  # the plan starts as after a fall
+        if lying:
+            place_on_side(world, rng)
+        else:
+            world.place_dog(world.skeleton.stand_angles() + rng.normal(0.0, 0.01, world.n_joints))
         scene = Scene(world, steps)
         recorder = VideoRecorder(record, camera=camera) if record else None
         try:
@@ -284,6 +307,8 @@ def play_plan(
     # the step in force per sample, as the gaits of an automatic run (replays and plots)
     result.log["gait_names"] = np.array([s.name for s in steps])
     result.log["gait_index"] = result.log.pop("plan_step")
+    if lying:  # "standing again" needs the standing heights the start does not show
+        result.log["standing_heights_m"] = standing_heights(spec)
     duration = float(result.log["t"][-1]) if len(result.log["t"]) else 0.0
     summary = summarize(result, gait=label, speed_cmd=0.0, duration_s=duration, seed=seed)
     summary["plan"], summary["skills"] = _judge(scene.played, result)
@@ -305,6 +330,8 @@ def _judge(played: list[Played], result: RunResult) -> tuple[list[dict], list[di
                 outcome = outcomes.sat(h, p.hold, p.stood)
             elif p.step.name == "lie-down":
                 outcome = outcomes.lay(h, p.hold, p.stood)
+            elif p.step.name == GET_UP:
+                outcome = outcomes.stood_up(h, p.extra["up_from_s"], p.stood[1], GET_UP_WITHIN_S)
             else:
                 outcome = outcomes.stood_up(h, p.extra["up_from_s"], p.stood[1])
             ok = ok and outcome.pop("ok")

@@ -105,14 +105,14 @@ def test_every_skill_file_loads_and_unknown_names_are_refused() -> None:
         skill = Skill.load(name)
         assert skill.into or skill.start_from
         assert skill.out or skill.out_from
-    with pytest.raises(SkillError, match="skills: lie-down, sit, stand-up"):
+    with pytest.raises(SkillError, match="skills: get-up, lie-down, sit, stand-up"):
         Skill.load("jump")
 
 
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["skill", "jump"], "unknown skill 'jump'; skills: lie-down, sit, stand-up"),
+        (["skill", "jump"], "unknown skill 'jump'; skills: get-up, lie-down, sit, stand-up"),
         (["skill", "sit", "--hold", "1e9"], "at most 60 s"),
         (["skill", "sit", "--seed", "-1"], "must be >= 0"),
     ],
