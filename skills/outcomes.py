@@ -1,6 +1,6 @@
 """Whether a skill did what it is for, read from its run log (issue 30's physical outcomes):
 heights are the pelvis's and the chest's link origins, as fractions of their standing
-heights at the start (or, for a run that starts lying, the log's `standing_heights_m`)."""
+heights: the log's `standing_heights_m` (the dog as placed standing), else its start."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-STANDING_S = 0.4  # [s] the start, standing, that the heights are fractions of
+STANDING_S = 0.4  # [s] a log without standing heights: its start, standing, stands for them
 SIT_PELVIS_MAX = 0.50
 SIT_CHEST_MIN = 0.75
 STRAIGHT_ELBOW_RAD = 0.35  # a fore leg is straight when its elbow bends less than this
@@ -37,7 +37,7 @@ class Heights:
         start = t < t[0] + STANDING_S
         joints = [str(n) for n in log["joint_names"]]
         elbows = np.asarray(log["joint_q"])[:, [joints.index("LF_elbow"), joints.index("RF_elbow")]]
-        if "standing_heights_m" in log:  # a run that starts lying (get-up) logs them
+        if "standing_heights_m" in log:  # a plan logs them: a gait first lowers the body at once
             pelvis_up, chest_up = np.asarray(log["standing_heights_m"], dtype=float)
         else:
             pelvis_up, chest_up = pelvis[start].mean(), chest[start].mean()

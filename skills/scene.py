@@ -25,6 +25,7 @@ from quadsim.skills.getup import (
     GET_UP,
     GET_UP_WITHIN_S,
     get_up_timeline,
+    link_heights,
     place_on_side,
     standing_heights,
 )
@@ -285,8 +286,10 @@ def play_plan(
         lying = steps[0].name == GET_UP  # the plan starts as after a fall
         if lying:
             place_on_side(world, rng)
+            standing = standing_heights(spec)
         else:
             world.place_dog(world.skeleton.stand_angles() + rng.normal(0.0, 0.01, world.n_joints))
+            standing = link_heights(world)  # a gait first would lower them at once
         scene = Scene(world, steps)
         recorder = VideoRecorder(record, camera=camera) if record else None
         try:
@@ -307,8 +310,7 @@ def play_plan(
     # the step in force per sample, as the gaits of an automatic run (replays and plots)
     result.log["gait_names"] = np.array([s.name for s in steps])
     result.log["gait_index"] = result.log.pop("plan_step")
-    if lying:  # "standing again" needs the standing heights the start does not show
-        result.log["standing_heights_m"] = standing_heights(spec)
+    result.log["standing_heights_m"] = standing  # what the skills' outcomes are fractions of
     duration = float(result.log["t"][-1]) if len(result.log["t"]) else 0.0
     summary = summarize(result, gait=label, speed_cmd=0.0, duration_s=duration, seed=seed)
     summary["plan"], summary["skills"] = _judge(scene.played, result)
