@@ -162,6 +162,11 @@ class DogSpec:
             if not lim.lower < lim.upper or lim.torque <= 0:
                 raise ModelError(f"joint limits of {kind!r} are not a valid range: {lim}")
 
+    @property
+    def leg_length(self) -> float:
+        """A hind leg hip to toe, joint to joint [m]: the length gaits scale by."""
+        return self.thigh + self.shank + self.hind_cannon + self.hind_toe
+
     def segment_mass(self, part: str) -> float:
         """Mass [kg] of one segment of `part` (a key of MASS_FRACTIONS)."""
         count = {
