@@ -18,13 +18,12 @@ from quadsim.controller.sim import Push, World
 from quadsim.controller.terrain import Terrain, parse_terrain
 from quadsim.gaits.params import GaitParams
 from quadsim.gaits.schedule import GaitSchedule
-from quadsim.models import PRESETS, DogSpec, preset
+from quadsim.models import DogSpec, preset
 
 CONTROL_DT = 1e-3  # [s] the controller runs at 1 kHz; the joint servo at the physics rate
 AUTO = "auto"  # the gait name that lets the speed choose the gait
 START_POSE_NOISE_RAD = 0.01  # seeded jitter of the start pose: seeds give different runs
 MAX_TURN_RATE_DPS = 360.0  # a full turn a second: far beyond what a dog does running
-GAIT_DOG = PRESETS["shepherd"]  # the dog the gait presets are tuned for; others: Froude-scaled
 
 
 def simulate(
@@ -59,11 +58,8 @@ def simulate(
     speed = speed_mps if isinstance(speed_mps, Profile) else Profile.constant(speed_mps)
     schedule = None
     if params == AUTO:
-        schedule = GaitSchedule.auto(
-            max_speed=speed.max,
-            length_ratio=dog.leg_length / GAIT_DOG.leg_length,
-            mass_ratio=dog.total_mass / GAIT_DOG.total_mass,
-        )
+        length_ratio, mass_ratio = dog.froude_ratios()
+        schedule = GaitSchedule.auto(speed.max, length_ratio, mass_ratio)
         gait = schedule.at(speed(0.0)).params
     else:
         gait = gait_for_dog(GaitParams.load(params) if isinstance(params, str) else params, dog)
@@ -122,8 +118,8 @@ def simulate(
 def gait_for_dog(gait: GaitParams, dog: DogSpec) -> GaitParams:
     """`gait` Froude-scaled from the dog it was made for (the shepherd, or the one its
     ratios name) to `dog`: lengths by the leg-length ratio, times by its square root."""
-    length_ratio = dog.leg_length / (GAIT_DOG.leg_length * gait.length_ratio)
-    mass_ratio = dog.total_mass / (GAIT_DOG.total_mass * gait.mass_ratio)
+    dog_length, dog_mass = dog.froude_ratios()
+    length_ratio, mass_ratio = dog_length / gait.length_ratio, dog_mass / gait.mass_ratio
     if math.isclose(length_ratio, 1.0) and math.isclose(mass_ratio, 1.0):  # already its own
         return gait
     return gait.scaled_to(length_ratio, mass_ratio)

@@ -52,6 +52,15 @@ SCHEMA_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 SIGNIFICANT_DIGITS = 5
 PRESET_DIR = Path(__file__).parent / "presets"
+# each preset's speed in the middle of its use on the shepherd [m/s]: benchmarks and tests
+NOMINAL_SPEED_MPS: dict[str, float] = {
+    "walk": 1.0,
+    "trot": 2.0,
+    "pace": 1.5,
+    "canter": 3.0,
+    "transverse-gallop": 4.5,
+    "rotary-gallop": 5.0,
+}
 MIRROR = {"RF": "LF", "RH": "LH"}
 LEG_GROUPS = {"fore": ("LF", "RF"), "hind": ("LH", "RH")}  # shorthand keys of per-leg tables
 FRAMES = ("front", "back")  # the leg frames: chest with the fore legs, pelvis with the hind

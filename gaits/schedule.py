@@ -91,12 +91,11 @@ class GaitSchedule:
         max_speed: float | None = None,
         length_ratio: float = 1.0,
         mass_ratio: float = 1.0,
-        names: Sequence[str] | None = None,
     ) -> GaitSchedule:
-        """The presets of AUTO_BANDS that exist (of `names`, if given), up to the one whose
-        band holds max_speed, for a dog `length_ratio` and `mass_ratio` times the shepherd:
-        gaits and bands Froude-scaled, so that it changes gait at the same Froude numbers."""
-        have = set(preset_names()) if names is None else set(names) & set(preset_names())
+        """The presets of AUTO_BANDS that exist, up to the one whose band holds max_speed,
+        for a dog `length_ratio` and `mass_ratio` times the shepherd: gaits and bands
+        Froude-scaled, so that it changes gait at the same Froude numbers."""
+        have = set(preset_names())
         names = [n for n in AUTO_BANDS if n in have]
         speed = speed_factor(length_ratio)
         bands = [(AUTO_BANDS[n][0] * speed, AUTO_BANDS[n][1] * speed) for n in names]

@@ -167,6 +167,11 @@ class DogSpec:
         """A hind leg hip to toe, joint to joint [m]: the length gaits scale by."""
         return self.thigh + self.shank + self.hind_cannon + self.hind_toe
 
+    def froude_ratios(self) -> tuple[float, float]:
+        """(leg length, mass) of this dog against the shepherd's, for whom the gaits are
+        written: the ratios they are Froude-scaled by (gaits/scaling.py)."""
+        return self.leg_length / SHEPHERD.leg_length, self.total_mass / SHEPHERD.total_mass
+
     def segment_mass(self, part: str) -> float:
         """Mass [kg] of one segment of `part` (a key of MASS_FRACTIONS)."""
         count = {

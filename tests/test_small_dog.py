@@ -14,7 +14,7 @@ import pytest
 from quadsim import simulate
 from quadsim.controller.simulate import gait_for_dog
 from quadsim.gaits.errors import GaitError
-from quadsim.gaits.params import SCHEMA, GaitParams, preset_names
+from quadsim.gaits.params import NOMINAL_SPEED_MPS, SCHEMA, GaitParams, preset_names
 from quadsim.gaits.scaling import froude_factor, speed_factor, unit_exponents
 from quadsim.gaits.schedule import GaitSchedule
 from quadsim.models import PRESETS
@@ -22,15 +22,6 @@ from quadsim.models import PRESETS
 SMALL, SHEPHERD = PRESETS["small"], PRESETS["shepherd"]
 LENGTH_RATIO = SMALL.leg_length / SHEPHERD.leg_length
 MASS_RATIO = SMALL.total_mass / SHEPHERD.total_mass
-# the shepherd's speed in the middle of each gait's use [m/s]; the small dog's is Froude-scaled
-NOMINAL_MPS = {
-    "walk": 1.0,
-    "trot": 2.0,
-    "pace": 1.5,
-    "canter": 3.0,
-    "transverse-gallop": 4.5,
-    "rotary-gallop": 5.0,
-}
 
 
 @pytest.mark.parametrize(
@@ -97,11 +88,11 @@ def test_a_speed_outside_the_scaled_band_is_refused_naming_it() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("gait", sorted(NOMINAL_MPS))
+@pytest.mark.parametrize("gait", sorted(NOMINAL_SPEED_MPS))
 @pytest.mark.parametrize("seed", [0, 1])
 def test_every_gait_runs_on_the_small_dog_at_its_froude_speed(gait: str, seed: int) -> None:
     assert gait in preset_names()
-    speed = round(NOMINAL_MPS[gait] * speed_factor(LENGTH_RATIO), 4)
+    speed = round(NOMINAL_SPEED_MPS[gait] * speed_factor(LENGTH_RATIO), 4)
     _, summary = simulate(gait, speed, 14.0, seed=seed, spec="small")
     assert not summary["fell"], summary
     assert summary["mean_speed_mps"] == pytest.approx(speed, rel=0.10)
