@@ -12,6 +12,7 @@ import tomllib
 import pytest
 
 from quadsim import simulate
+from quadsim.controller.profile import Profile
 from quadsim.controller.simulate import gait_for_dog
 from quadsim.gaits.errors import GaitError
 from quadsim.gaits.params import NOMINAL_SPEED_MPS, SCHEMA, GaitParams, preset_names
@@ -114,3 +115,17 @@ def test_the_cli_runs_the_small_dog_at_the_middle_of_its_scaled_band() -> None:
     summary = json.loads(out.stdout)
     assert summary["speed_cmd"] == pytest.approx(0.75 * speed_factor(LENGTH_RATIO))
     assert not summary["fell"]
+
+
+@pytest.mark.slow
+def test_auto_changes_gait_when_the_shepherd_does_on_a_froude_scaled_profile() -> None:
+    knots = ((0.0, 0.5), (10.0, 5.0), (14.0, 5.0))
+    runs = {}
+    for dog, factor in (("shepherd", 1.0), ("small", speed_factor(LENGTH_RATIO))):
+        profile = Profile.parse(",".join(f"{t:g}:{v * factor:.4f}" for t, v in knots), "speed")
+        _, runs[dog] = simulate("auto", profile, 14.0, spec=dog)
+    assert not runs["small"]["fell"]
+    small, shepherd = runs["small"]["gaits_used"], runs["shepherd"]["gaits_used"]
+    assert [g["gait"] for g in small] == [g["gait"] for g in shepherd]
+    for ours, theirs in zip(small, shepherd, strict=True):
+        assert ours["from_s"] == pytest.approx(theirs["from_s"], abs=0.1)
