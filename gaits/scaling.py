@@ -22,6 +22,7 @@ plus the names of DIMENSIONLESS, which carry no unit (shares, scales, shape fact
 from __future__ import annotations
 
 import math
+from functools import cache
 
 from quadsim.gaits.errors import GaitError
 
@@ -49,6 +50,7 @@ DIMENSIONLESS = (
 )
 
 
+@cache  # called for every value of every gait built: a blend, an optimizer candidate
 def unit_exponents(name: str) -> tuple[float, float, float]:
     """The (length, time, mass) exponents of the parameter `name` (a flat name such as
     "swing_height_m.LF" is read by its parameter name); raises GaitError for a name whose
