@@ -2,11 +2,14 @@
 docs/results.md (between its `bench_gaits` markers).
 
     python benchmarks/bench_gaits.py [--seeds 5] [--duration 20] [--workers 2] [--jsonl runs.jsonl]
+        [--preset small]
 
 Per gait: falls, mean forward speed over the second half, duty factors, touchdown phases
 relative to LH and stride period, each as the mean and the spread (min-max) over the seeds,
 and the realtime factor of the whole run (best of the seeds: the other core may be busy).
-`--jsonl` also keeps every run's summary, one JSON object a line.
+`--jsonl` also keeps every run's summary, one JSON object a line. `--preset small` runs the
+small dog at the nominal speeds Froude-scaled to its legs (its own section of the results,
+with the shepherd's stride period scaled alike beside the measured one).
 """
 
 from __future__ import annotations
@@ -20,23 +23,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import quadsim
-from quadsim.models import LEGS
+from quadsim.gaits.params import NOMINAL_SPEED_MPS, GaitParams
+from quadsim.gaits.scaling import speed_factor
+from quadsim.models import LEGS, PRESETS
 
-NOMINAL = {
-    "walk": 1.0,
-    "trot": 2.0,
-    "pace": 1.5,
-    "canter": 3.0,
-    "transverse-gallop": 4.5,
-    "rotary-gallop": 5.0,
-}
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results.md"
 MARK = "bench_gaits"
 
 
-def run(job: tuple[str, float, int, float]) -> dict:
-    gait, speed, seed, duration = job
-    _, summary = quadsim.simulate(gait, speed, duration, seed=seed, log_hz=50.0)
+def run(job: tuple[str, float, int, float, str]) -> dict:
+    gait, speed, seed, duration, preset = job
+    _, summary = quadsim.simulate(gait, speed, duration, seed=seed, log_hz=50.0, spec=preset)
     return summary
 
 
@@ -60,17 +57,24 @@ def spread(values: list[float | None], digits: int = 2, circular: bool = False) 
     return f"{mean:.{digits}f} ({min(got):.{digits}f} to {max(got):.{digits}f})"
 
 
-def table(summaries: list[dict]) -> list[str]:
-    """The markdown table of the runs, one row per gait."""
+def table(summaries: list[dict], time_factor: float = 1.0) -> list[str]:
+    """The markdown table of the runs, one row per gait; for a dog other than the shepherd
+    (`time_factor` != 1: its times against the shepherd's) with the stride period of the
+    shepherd's gait scaled by `time_factor`."""
+    scaled = time_factor != 1.0
     lines = [
         "| gait | speed cmd [m/s] | fell | mean speed [m/s] | duty LF, RF, LH, RH "
-        "| touchdown LF, RF, RH (after LH) | stride [s] | realtime x |",
-        "|---|---|---|---|---|---|---|---|",
+        "| touchdown LF, RF, RH (after LH) | stride [s] | "
+        + ("shepherd's stride scaled [s] | " if scaled else "")
+        + "realtime x |",
+        "|---|---|---|---|---|---|---|---|" + ("---|" if scaled else ""),
     ]
-    for gait, speed in NOMINAL.items():
+    for gait in NOMINAL_SPEED_MPS:
         runs = [s for s in summaries if s["gait"] == gait]
         if not runs:
             continue
+        speed = runs[0]["speed_cmd"]
+        expected = f"| {GaitParams.load(gait)['period_s'] * time_factor:.3f} " if scaled else ""
         fell = [s["seed"] for s in runs if s["fell"]]
         duty = ", ".join(spread([s["duty_factor"][leg] for s in runs]) for leg in LEGS)
         phase = ", ".join(
@@ -80,7 +84,7 @@ def table(summaries: list[dict]) -> list[str]:
         lines.append(
             f"| {gait} | {speed} | {', '.join(f'seed {k}' for k in fell) or 'none'} "
             f"| {spread([s['mean_speed_mps'] for s in runs])} | {duty} | {phase} "
-            f"| {spread([s['stride_period_s'] for s in runs])} "
+            f"| {spread([s['stride_period_s'] for s in runs])} {expected}"
             f"| {max(s['realtime_factor'] for s in runs):.2f} |"
         )
     return lines
@@ -108,12 +112,15 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 per gait")
     ap.add_argument("--duration", type=float, default=20.0, help="simulated seconds per run")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--gaits", default=",".join(NOMINAL))
+    ap.add_argument("--gaits", default=",".join(NOMINAL_SPEED_MPS))
     ap.add_argument("--jsonl", type=Path, help="also write every run's summary here")
     ap.add_argument("--out", type=Path, default=RESULTS, help="the results file to rewrite")
+    ap.add_argument("--preset", default="shepherd", choices=sorted(PRESETS), help="the dog")
     args = ap.parse_args()
+    # the small dog runs at the shepherd's speeds Froude-scaled: times by sqrt(leg ratio)
+    time_factor = speed_factor(PRESETS[args.preset].leg_length / PRESETS["shepherd"].leg_length)
     jobs = [
-        (g, NOMINAL[g], seed, args.duration)
+        (g, round(NOMINAL_SPEED_MPS[g] * time_factor, 4), seed, args.duration, args.preset)
         for g in args.gaits.split(",")
         for seed in range(args.seeds)
     ]
@@ -121,14 +128,20 @@ def main() -> None:
         summaries = list(pool.map(run, jobs))
     if args.jsonl:
         args.jsonl.write_text("".join(json.dumps(s) + "\n" for s in summaries))
-    lines = table(summaries)
+    lines = table(summaries, time_factor)
     print("\n".join(lines))
+    small = args.preset != "shepherd"
     how = (
-        f"`python benchmarks/bench_gaits.py` ({args.duration:g} s from standing, seeds "
+        f"`python benchmarks/bench_gaits.py{f' --preset {args.preset}' if small else ''}` "
+        f"({args.duration:g} s from standing, seeds "
         f"0-{args.seeds - 1}; mean (min to max) over the seeds; touchdown phases in strides "
         "after the left hind foot's; realtime x: the best seed's whole run)."
     )
-    write_section(args.out, MARK, "Gaits at their nominal speeds", how, lines)
+    if small:
+        title = f"Gaits on the {args.preset} dog at the nominal speeds, Froude-scaled"
+        write_section(args.out, f"{MARK}_{args.preset}", title, how, lines)
+    else:
+        write_section(args.out, MARK, "Gaits at their nominal speeds", how, lines)
 
 
 if __name__ == "__main__":

@@ -41,7 +41,9 @@ def gain_arrays(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(kp [N*m/rad], kd [N*m*s/rad]) in joint order.
 
-    kp comes from the table, scaled by body mass^(5/3) from 34 kg (inertia ~ m^(5/3));
+    kp comes from the table, scaled by body mass^(5/3) from 34 kg (inertia ~ m^(5/3)): every
+    dog's servo rings at the shepherd's frequencies, on the same 1 kHz step (not Froude's
+    m^(4/3): with it the small dog's walk fell, docs/controller.md "Dogs of other sizes");
     kd = 2 * damping_ratio * sqrt(kp * I) with I the inertia the joint moves, capped at
     0.3 I_link / DAMPING_CAP_S (I_link: the joint's own link alone): the gaits were tuned
     with that cap, which kept the explicit damping of the old 4 kHz servo stable.

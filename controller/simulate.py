@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -17,14 +18,13 @@ from quadsim.controller.sim import Push, World
 from quadsim.controller.terrain import Terrain, parse_terrain
 from quadsim.gaits.params import GaitParams
 from quadsim.gaits.schedule import GaitSchedule
-from quadsim.models import DogSpec
+from quadsim.models import DogSpec, preset
 from quadsim.skills.recovery import Recovery
 
 CONTROL_DT = 1e-3  # [s] the controller runs at 1 kHz; the joint servo at the physics rate
 AUTO = "auto"  # the gait name that lets the speed choose the gait
 START_POSE_NOISE_RAD = 0.01  # seeded jitter of the start pose: seeds give different runs
 MAX_TURN_RATE_DPS = 360.0  # a full turn a second: far beyond what a dog does running
-GAIT_DOG = "shepherd"  # the dog the gait presets are tuned for
 
 
 def simulate(
@@ -53,21 +53,25 @@ def simulate(
     and `turn_radius_m`); `record` films it (MP4) with `camera` (side, three-quarter, front
     or top). `recover`: after a fall the dog gets up and goes on in its gait to the run's
     end (skills/recovery.py); the summary keeps `fell` and `fall_time_s` (the first fall)
-    and adds `recoveries`. Raises GaitError for an unknown gait or a speed outside the band."""
-    _check_inputs(seed, turn_rate_dps, spec)
+    and adds `recoveries`. On a dog other than the shepherd, the gait (its speed band too)
+    is Froude-scaled to the dog's legs (`gait_for_dog`) and `speed_mps` is the dog's own.
+    Raises GaitError for an unknown gait or a speed outside the band."""
+    dog = preset(spec) if isinstance(spec, str) else spec
+    _check_inputs(seed, turn_rate_dps)
     camera_named(camera)  # before the run, not after it
     speed = speed_mps if isinstance(speed_mps, Profile) else Profile.constant(speed_mps)
     schedule = None
     if params == AUTO:
-        schedule = GaitSchedule.auto(max_speed=speed.max)
+        length_ratio, mass_ratio = dog.froude_ratios()
+        schedule = GaitSchedule.auto(speed.max, length_ratio, mass_ratio)
         gait = schedule.at(speed(0.0)).params
     else:
-        gait = GaitParams.load(params) if isinstance(params, str) else params
+        gait = gait_for_dog(GaitParams.load(params) if isinstance(params, str) else params, dog)
         gait.check_speed(speed.min)
         gait.check_speed(speed.max)
     ground = parse_terrain(terrain) if isinstance(terrain, str) else terrain
     rng = np.random.default_rng(seed)
-    with World(spec, gui=gui, renderer="egl" if record else None) as world:
+    with World(dog, gui=gui, renderer="egl" if record else None) as world:
         if ground is not None:
             world.add_terrain(ground, seed)
         world.place_dog(
@@ -126,18 +130,22 @@ def simulate(
     return result, summary
 
 
-def _check_inputs(seed: int, turn_rate_dps: float, spec: DogSpec | str) -> None:
+def gait_for_dog(gait: GaitParams, dog: DogSpec) -> GaitParams:
+    """`gait` Froude-scaled from the dog it was made for (the shepherd, or the one its
+    ratios name) to `dog`: lengths by the leg-length ratio, times by its square root."""
+    dog_length, dog_mass = dog.froude_ratios()
+    length_ratio, mass_ratio = dog_length / gait.length_ratio, dog_mass / gait.mass_ratio
+    if math.isclose(length_ratio, 1.0) and math.isclose(mass_ratio, 1.0):  # already its own
+        return gait
+    return gait.scaled_to(length_ratio, mass_ratio)
+
+
+def _check_inputs(seed: int, turn_rate_dps: float) -> None:
     if not (isinstance(seed, int | np.integer) and seed >= 0):
         raise SimError(f"seed must be a whole number >= 0, got {seed!r}")
     if not abs(turn_rate_dps) <= MAX_TURN_RATE_DPS:
         raise SimError(
             f"turn rate must be within +-{MAX_TURN_RATE_DPS:g} deg/s, got {turn_rate_dps:g}"
-        )
-    name = spec if isinstance(spec, str) else spec.name
-    if name != GAIT_DOG:
-        raise SimError(
-            f"the gaits are tuned for the {GAIT_DOG!r} dog and not yet scaled to {name!r} "
-            f"(quadsim stand and quadsim model take any preset)"
         )
 
 

@@ -45,12 +45,22 @@ import tomli_w
 
 from quadsim.gaits.errors import GaitError
 from quadsim.gaits.graph import LEGS, GaitGraph
+from quadsim.gaits.scaling import froude_factor, speed_factor
 from quadsim.gaits.waves import HARMONICS, WAVES, amplitude_name, phase_name
 
 SCHEMA_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 SIGNIFICANT_DIGITS = 5
 PRESET_DIR = Path(__file__).parent / "presets"
+# each preset's speed in the middle of its use on the shepherd [m/s]: benchmarks and tests
+NOMINAL_SPEED_MPS: dict[str, float] = {
+    "walk": 1.0,
+    "trot": 2.0,
+    "pace": 1.5,
+    "canter": 3.0,
+    "transverse-gallop": 4.5,
+    "rotary-gallop": 5.0,
+}
 MIRROR = {"RF": "LF", "RH": "LH"}
 LEG_GROUPS = {"fore": ("LF", "RF"), "hind": ("LH", "RH")}  # shorthand keys of per-leg tables
 FRAMES = ("front", "back")  # the leg frames: chest with the fore legs, pelvis with the hind
@@ -82,6 +92,14 @@ class ParamSpec:
     @property
     def keyed(self) -> bool:
         return self.per_leg or self.per_harmonic or self.per_frame
+
+    def bounds(self, length_ratio: float = 1.0, mass_ratio: float = 1.0) -> tuple[float, float]:
+        """(lower, upper) for a dog `length_ratio` times as long and `mass_ratio` times as
+        heavy as the one the bounds are written for (Froude-scaled, gaits/scaling.py)."""
+        if length_ratio == 1.0 and mass_ratio == 1.0:  # the shepherd's: no work per value
+            return self.lower, self.upper
+        factor = froude_factor(self.name, length_ratio, mass_ratio)
+        return self.lower * factor, self.upper * factor
 
 
 def _wave_specs() -> tuple[ParamSpec, ...]:
@@ -224,6 +242,9 @@ class GaitParams:
     `speed_band_mps` is the (min, max) forward speed the gait is made for; `symmetric`
     ties the right legs to the left ones in the free vector; `free` lists the flat names
     the optimizer may change (default: all that the symmetry leaves free).
+    `length_ratio` and `mass_ratio` say which dog the numbers are for: 1 for the shepherd
+    the schema's bounds are written for, else the dog they were Froude-scaled to
+    (`scaled_to`), whose bounds scale with them.
     """
 
     gait: str
@@ -232,6 +253,8 @@ class GaitParams:
     symmetric: bool = True
     free: tuple[str, ...] | None = None
     provenance: Mapping[str, object] = field(default_factory=dict)
+    length_ratio: float = 1.0
+    mass_ratio: float = 1.0
 
     def __post_init__(self) -> None:
         expected = {key_name(n, leg) for n, leg in ALL_KEYS}
@@ -250,10 +273,11 @@ class GaitParams:
                 raise GaitError(
                     f"parameter {flat} of gait {self.gait!r} must be a number, got {value!r}"
                 )
-            if not spec.lower <= value <= spec.upper or (spec.circular and value == spec.upper):
+            lower, upper = self.bounds_of(spec)
+            if not lower <= value <= upper or (spec.circular and value == upper):
                 raise GaitError(
                     f"parameter {flat} = {value} of gait {self.gait!r} is outside "
-                    f"its bounds [{spec.lower}, {spec.upper}{')' if spec.circular else ']'} "
+                    f"its bounds [{lower}, {upper}{')' if spec.circular else ']'} "
                     f"({spec.doc})"
                 )
         lo, hi = self.speed_band_mps
@@ -270,6 +294,30 @@ class GaitParams:
                     f"{', '.join(self.default_free())}"
                 )
         self.graph()  # a valid gait graph
+
+    # ------------------------------------------------------------------ scale
+    def bounds_of(self, spec: ParamSpec) -> tuple[float, float]:
+        """The bounds of `spec` for the dog this gait is scaled to."""
+        return spec.bounds(self.length_ratio, self.mass_ratio)
+
+    def scaled_to(self, length_ratio: float, mass_ratio: float) -> GaitParams:
+        """This gait for a dog whose legs are `length_ratio` times as long and whose mass
+        is `mass_ratio` times as large, at the same Froude number: every parameter and the
+        speed band scaled by its unit (gaits/scaling.py); ratios relative to this gait's
+        dog, so scaling by 1 and 1 gives the gait back."""
+        values = {
+            flat: value * froude_factor(flat, length_ratio, mass_ratio)
+            for flat, value in self.values.items()
+        }
+        speed = speed_factor(length_ratio)
+        lo, hi = self.speed_band_mps
+        return _replace(
+            self,
+            values=values,
+            speed_band_mps=(lo * speed, hi * speed),
+            length_ratio=self.length_ratio * length_ratio,
+            mass_ratio=self.mass_ratio * mass_ratio,
+        )
 
     # ------------------------------------------------------------------ access
     def __getitem__(self, flat: str) -> float:
@@ -298,7 +346,10 @@ class GaitParams:
         """Raise GaitError naming the band when `speed_mps` is outside this gait's band."""
         lo, hi = self.speed_band_mps
         if not (lo <= speed_mps <= hi):
-            raise GaitError(f"speed {speed_mps} m/s is outside the {self.gait} band {lo}-{hi} m/s")
+            raise GaitError(
+                f"speed {speed_mps} m/s is outside the {self.gait} band "
+                f"{round(lo, 3)}-{round(hi, 3)} m/s"
+            )
 
     # ------------------------------------------------------------------ vector view
     def default_free(self) -> tuple[str, ...]:
@@ -331,8 +382,8 @@ class GaitParams:
         """The free parameters mapped into [0, 1] by their bounds."""
         out = []
         for flat in self.free_names():
-            spec = SPEC_BY_NAME[flat.split(".")[0]]
-            out.append((self.values[flat] - spec.lower) / (spec.upper - spec.lower))
+            lower, upper = self.bounds_of(SPEC_BY_NAME[flat.split(".")[0]])
+            out.append((self.values[flat] - lower) / (upper - lower))
         return np.array(out)
 
     @classmethod
@@ -350,7 +401,8 @@ class GaitParams:
         values = dict(template.values)
         for flat, u in zip(names, np.clip(x, 0.0, 1.0), strict=True):
             spec = SPEC_BY_NAME[flat.split(".")[0]]
-            value = float(spec.lower + u * (spec.upper - spec.lower))
+            lower, upper = template.bounds_of(spec)
+            value = float(lower + u * (upper - lower))
             values[flat] = value % 1.0 if spec.circular else value
         if template.symmetric:
             _mirror(values)
@@ -366,9 +418,11 @@ class GaitParams:
             f"gait = {_toml_value(self.gait)}",
             f"speed_band_mps = {_toml_value(list(self.speed_band_mps))}",
             f"symmetric = {_toml_value(self.symmetric)}",
-            "",
-            "[params]",
         ]
+        if (self.length_ratio, self.mass_ratio) != (1.0, 1.0):  # exact: the bounds hang on them
+            lines.append(f"dog_length_ratio = {self.length_ratio!r}  # legs against the shepherd's")
+            lines.append(f"dog_mass_ratio = {self.mass_ratio!r}  # mass against the shepherd's")
+        lines += ["", "[params]"]
         for spec in SCHEMA:
             value = self._written(spec)
             if value is not None:
@@ -465,6 +519,8 @@ class GaitParams:
                 speed_band_mps=(float(band[0]), float(band[1])),
                 symmetric=bool(doc.get("symmetric", True)),
                 provenance=dict(doc.get("provenance", {})),
+                length_ratio=_number(doc.get("dog_length_ratio", 1.0), "dog_length_ratio", where),
+                mass_ratio=_number(doc.get("dog_mass_ratio", 1.0), "dog_mass_ratio", where),
             )
         except GaitError as exc:
             raise GaitError(f"{where}: {exc}") from None

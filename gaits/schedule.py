@@ -23,6 +23,7 @@ import numpy as np
 from quadsim.gaits.errors import GaitError
 from quadsim.gaits.graph import LEGS
 from quadsim.gaits.params import MIRROR, GaitParams, preset_names
+from quadsim.gaits.scaling import speed_factor
 from quadsim.gaits.waves import HARMONICS, LATERAL_WAVES, WAVES, harmonic_order, phase_name
 
 # The speed bands of the automatic gait choice [m/s], slowest gait first.
@@ -60,7 +61,12 @@ class GaitSchedule:
     """Gaits chosen by speed: `at(speed)` is the one gait whose band holds the speed, or
     the linear blend of two neighbours inside their overlap."""
 
-    def __init__(self, gaits: Sequence[GaitParams], bands: Sequence[tuple[float, float]]) -> None:
+    def __init__(
+        self,
+        gaits: Sequence[GaitParams],
+        bands: Sequence[tuple[float, float]],
+        min_blend_mps: float = MIN_BLEND_MPS,
+    ) -> None:
         if len(gaits) != len(bands) or not gaits:
             raise GaitError("a gait schedule needs one speed band per gait")
         for (lo0, hi0), (lo1, hi1) in zip(bands, bands[1:], strict=False):
@@ -71,6 +77,7 @@ class GaitSchedule:
                 )
         self.names = tuple(g.gait for g in gaits)
         self.bands = tuple((float(lo), float(hi)) for lo, hi in bands)
+        self.min_blend_mps = min_blend_mps
         shifted = [gaits[0]]
         for g in gaits[1:]:
             leads = (g,) if g.symmetric else (g, _mirrored(g))
@@ -79,18 +86,30 @@ class GaitSchedule:
         self.gaits = tuple(shifted)
 
     @classmethod
-    def auto(cls, max_speed: float | None = None) -> GaitSchedule:
-        """The presets of AUTO_BANDS that exist, up to the one whose band holds max_speed."""
+    def auto(
+        cls,
+        max_speed: float | None = None,
+        length_ratio: float = 1.0,
+        mass_ratio: float = 1.0,
+    ) -> GaitSchedule:
+        """The presets of AUTO_BANDS that exist, up to the one whose band holds max_speed,
+        for a dog `length_ratio` and `mass_ratio` times the shepherd: gaits and bands
+        Froude-scaled, so that it changes gait at the same Froude numbers."""
         have = set(preset_names())
         names = [n for n in AUTO_BANDS if n in have]
+        speed = speed_factor(length_ratio)
+        bands = [(AUTO_BANDS[n][0] * speed, AUTO_BANDS[n][1] * speed) for n in names]
         if max_speed is not None:
-            top = max(AUTO_BANDS[n][1] for n in names)
+            top = max(hi for _, hi in bands)
             if max_speed > top:
                 raise GaitError(
                     f"speed {max_speed} m/s is above the automatic gaits' range "
-                    f"(up to {top} m/s with {', '.join(names)})"
+                    f"(up to {round(top, 3)} m/s with {', '.join(names)})"
                 )
-        return cls([GaitParams.load(n) for n in names], [AUTO_BANDS[n] for n in names])
+        gaits = [GaitParams.load(n) for n in names]
+        if (length_ratio, mass_ratio) != (1.0, 1.0):
+            gaits = [g.scaled_to(length_ratio, mass_ratio) for g in gaits]
+        return cls(gaits, bands, min_blend_mps=MIN_BLEND_MPS * speed)
 
     @property
     def speed_range(self) -> tuple[float, float]:
@@ -102,8 +121,8 @@ class GaitSchedule:
         v = min(max(speed, lo), hi)
         for k in range(len(self.gaits) - 1):
             overlap_lo, overlap_hi = self.bands[k + 1][0], self.bands[k][1]
-            if overlap_hi - overlap_lo < MIN_BLEND_MPS:
-                overlap_lo = overlap_hi - MIN_BLEND_MPS
+            if overlap_hi - overlap_lo < self.min_blend_mps:
+                overlap_lo = overlap_hi - self.min_blend_mps
             if v < overlap_lo:
                 return Blend(self.gaits[k], self.names[k], k)
             if v < overlap_hi:

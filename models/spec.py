@@ -162,6 +162,16 @@ class DogSpec:
             if not lim.lower < lim.upper or lim.torque <= 0:
                 raise ModelError(f"joint limits of {kind!r} are not a valid range: {lim}")
 
+    @property
+    def leg_length(self) -> float:
+        """A hind leg hip to toe, joint to joint [m]: the length gaits scale by."""
+        return self.thigh + self.shank + self.hind_cannon + self.hind_toe
+
+    def froude_ratios(self) -> tuple[float, float]:
+        """(leg length, mass) of this dog against the shepherd's, for whom the gaits are
+        written: the ratios they are Froude-scaled by (gaits/scaling.py)."""
+        return self.leg_length / SHEPHERD.leg_length, self.total_mass / SHEPHERD.total_mass
+
     def segment_mass(self, part: str) -> float:
         """Mass [kg] of one segment of `part` (a key of MASS_FRACTIONS)."""
         count = {

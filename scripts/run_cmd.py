@@ -8,9 +8,10 @@ from pathlib import Path
 
 from quadsim.controller.episode import RunResult
 from quadsim.controller.profile import Profile
-from quadsim.controller.simulate import AUTO, parse_push, simulate
+from quadsim.controller.simulate import AUTO, gait_for_dog, parse_push, simulate
 from quadsim.export import FORMATS, check_output, check_replay, export_log
 from quadsim.gaits.params import GaitParams, preset_names
+from quadsim.models import preset
 from quadsim.runlog import save_log
 from quadsim.scripts.common import (
     CliError,
@@ -35,7 +36,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=float,
         default=None,
         metavar="V",
-        help="forward speed [m/s] (default: the middle of the gait's band)",
+        help="forward speed [m/s] of the dog of --preset (default: the middle of the gait's "
+        "band, Froude-scaled to that dog)",
     )
     p.add_argument(
         "--speed-profile",
@@ -112,7 +114,12 @@ def run(args: argparse.Namespace) -> int:
         )
     if auto and args.speed is None and args.speed_profile is None:
         raise CliError("--gait auto needs --speed or --speed-profile")
-    gait = AUTO if auto else GaitParams.load(args.params if args.params else args.gait)
+    dog = preset(args.preset)
+    gait = (
+        AUTO
+        if auto
+        else gait_for_dog(GaitParams.load(args.params if args.params else args.gait), dog)
+    )
     if args.speed_profile is not None:
         if args.speed is not None:
             raise CliError("give --speed or --speed-profile, not both")

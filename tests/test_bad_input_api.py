@@ -14,13 +14,15 @@ from quadsim import Push, QuadsimError, simulate
         ({"duration_s": 1e12}, "at most 600 s"),
         ({"seed": -5}, ">= 0"),
         ({"turn_rate_dps": 1e6}, "within +-360 deg/s"),
-        ({"spec": "small"}, "not yet scaled"),
+        ({"spec": "tiny"}, "choose one of: shepherd, small"),
+        # the small dog's trot band is the shepherd's 1.0-2.5 m/s Froude-scaled
+        ({"spec": "small", "speed_mps": 2.2}, "outside the trot band 0.815-2.039 m/s"),
     ],
 )
 def test_simulate_refuses_bad_input(kwargs: dict, message: str) -> None:
-    args = {"duration_s": 1.0} | kwargs
+    args = {"speed_mps": 2.0, "duration_s": 1.0} | kwargs
     with pytest.raises(QuadsimError, match=message.replace("+", r"\+")):
-        simulate("trot", 2.0, **args)
+        simulate("trot", **args)
 
 
 def test_a_push_beyond_the_bound_is_refused_when_made() -> None:

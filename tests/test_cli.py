@@ -64,7 +64,10 @@ def test_model_info_and_urdf(tmp_path: Path) -> None:
         (["run", "--gait", "trot", "--duration", "1e12"], "at most 600 s"),
         (["run", "--gait", "trot", "--turn-rate", "1e6"], "within +-360 deg/s"),
         (["run", "--gait", "trot", "--push", "0.5:1e9,0,0:0.1"], "at most 5000 N"),
-        (["run", "--gait", "walk", "--speed", "0.8", "--preset", "small"], "not yet scaled"),
+        (
+            ["run", "--gait", "trot", "--speed", "2.2", "--preset", "small"],
+            "outside the trot band 0.815-2.039 m/s",  # the shepherd's band, Froude-scaled
+        ),
     ],
 )
 def test_bad_input_is_one_line_on_stderr_and_exit_2(args: list[str], expected: str) -> None:
