@@ -26,6 +26,7 @@ from quadsim.skills.posture import pose_angles
 
 JUMPS = ("jump-onto", "jump-off")
 FORE_FEET, HIND_FEET = [0, 1], [2, 3]
+LANDED_WITHIN_M = 0.05  # a foot has landed when it touches the far side's ground this close
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class Leap:
     (hind_reach) once both hind feet are hind_clear_m past the edge, from hind_reach_s at
     the latest; the neck and head posed `head` throughout (up: a dog landing nose first
     hits the ground with it). Poses by joint kind, as skills' keyframes. land_support: the
-    weight the landed feet (touching down past the edge) carry, their legs eased to
+    weight the landed feet (touching the far side's ground) carry, their legs eased to
     standing over land_ease_s; settle_s: standing after the last foot lands, before the
     trot."""
 
@@ -156,6 +157,8 @@ class JumpController:
         self._zero = np.zeros(len(self._pose))
         self._landed = np.zeros(4, dtype=bool)
         self._land_from: dict[int, tuple[float, np.ndarray]] = {}
+        self.landing_z = ground_map.height(edge_x + 0.05, 0.0)  # the far side's ground [m]
+        self.foot_radius = skeleton.spec.foot_radius
 
     # ------------------------------------------------------------------ the step
 
@@ -208,8 +211,10 @@ class JumpController:
             hind = leap.hind_reach if clear or since >= leap.hind_reach_s else leap.hind_tuck
             pose = pose_angles(sk, pose, hind)
         pushed = np.array([since >= leap.fore_push_s] * 2 + [since >= hind_end] * 2)
-        past = state.foot_pos[:, 0] > self.edge_x
-        self._landed |= pushed & past & state.foot_contact & (since > hind_end)
+        on_far_side = (state.foot_pos[:, 0] > self.edge_x) & (
+            np.abs(state.foot_pos[:, 2] - self.foot_radius - self.landing_z) < LANDED_WITHIN_M
+        )
+        self._landed |= pushed & on_far_side & state.foot_contact & (since > hind_end)
         for pair, stand in ((FORE_FEET, STAND_FORE), (HIND_FEET, STAND_HIND)):
             if self._landed[pair].any():  # eased to standing: straightening at once kicks
                 key = pair[0]
