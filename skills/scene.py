@@ -59,6 +59,7 @@ class Scene:
         self.world, self.steps = world, steps
         self.edges = list(edges)  # the edge of each jump step, in order
         self.jump: JumpController | None = None
+        self._after_jump = False  # the jump's trot runs on in its own parameters
         self.schedule = GaitSchedule.auto()
         self.played: list[Played] = []
         self.gait: Controller | None = None
@@ -127,7 +128,7 @@ class Scene:
         """Step k is over: go on to the next, stopping first where a skill follows."""
         played, nxt = self.played[-1], self._next()
         if self.jump is not None:  # landed and trotting: the trot goes on as a gait step's
-            self.gait, self.jump = self.jump.gait, None
+            self.gait, self.jump, self._after_jump = self.jump.gait, None, True
         moving = played.step.kind in ("gait", "jump")
         if moving and nxt is not None and nxt.kind == "skill":
             if not self.stopping:  # slow down; the skill starts once the legs stand
@@ -162,7 +163,7 @@ class Scene:
             sk, self.schedule.at(0.0).params, dt=CONTROL_DT, ground_map=self.world.ground_map
         )
         c.command.heading_rad = float(yaw_of(state.base_quat[None])[0])
-        self.gait, self._blend_speed = c, math.nan
+        self.gait, self._blend_speed, self._after_jump = c, math.nan, False
 
     def _drive(self, state: DogState) -> ServoCommand:
         """The gait controller's step, its gait set by the ramped speed: the automatic gaits'
@@ -170,6 +171,8 @@ class Scene:
         c = self.gait
         v, target = c.speed_now, c.command.speed_mps
         step = self.played[-1].step
+        if self._after_jump and step.name in ("trot", "jump-onto", "jump-off"):
+            return c.step(state)  # switching the jump's trot to the speed's blend fells it
         own = step.name if step.kind == "gait" and not self.stopping else None
         if own is not None and v == target:
             if self._at_speed_since is None:

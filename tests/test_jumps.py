@@ -16,6 +16,7 @@ from quadsim.skills.errors import PlanError
 from quadsim.skills.jump import Platform, edges_for, ground_of
 from quadsim.skills.perform import JUMP_EDGE_M, JUMP_HEIGHT_M, perform_jump
 from quadsim.skills.plan import PlanStep, parse_plan
+from quadsim.skills.scene import play_plan
 
 SEEDS = (0, 1)
 FOOT_RADIUS_M = 0.02  # the shepherd's foot sphere
@@ -165,3 +166,17 @@ def test_jump_off_lands_without_falling_and_the_pelvis_stays_high(runs: dict, se
     standing = clearance[log["t"] < 0.3].mean()
     assert clearance.min() >= 0.45 * standing
     assert summary["skills"][0]["ok"]
+
+
+@pytest.mark.slow
+def test_a_plan_jumps_onto_its_platform_and_trots_on_there() -> None:
+    platform = Platform(4.0, 0.3)
+    result, summary = play_plan(
+        "jump-onto; trot 1.2 0.5", seed=0, platforms=[platform], log_hz=50.0
+    )
+    assert not summary["fell"] and [s["name"] for s in summary["plan"]] == ["jump-onto", "trot"]
+    log, trot = result.log, summary["plan"][1]
+    window = (log["t"] >= trot["start_s"]) & (log["t"] <= trot["end_s"])
+    for heights in _stance_heights(log, window, platform.x_m):
+        assert len(heights) and np.abs(np.median(heights) - platform.height_m) <= 0.03
+    assert log["base_pos"][window][-1, 0] > log["base_pos"][window][0, 0] + 0.3  # moving on
