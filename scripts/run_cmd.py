@@ -20,6 +20,7 @@ from quadsim.scripts.common import (
     progress_bar,
     writable_path,
 )
+from quadsim.skills.jump import Platform
 from quadsim.skills.plan import parse_plan
 from quadsim.skills.scene import play_plan
 
@@ -91,6 +92,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="after a fall, get up and go on in the gait (the summary adds recoveries)",
     )
+    p.add_argument(
+        "--platform",
+        action="append",
+        default=[],
+        metavar="X:H",
+        help="with --plan: a platform H m high whose edge is at x = X m (6 m long, 3 m wide) "
+        "for jump-onto and jump-off steps; repeatable",
+    )
     add_run_outputs(p)
     p.set_defaults(func=run)
 
@@ -100,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
     video_path = writable_path(args.record, (".mp4",)) if args.record else None
     export_path = check_output(args.export) if args.export else None
     html_path = check_replay(args.html) if args.html else None
+    if args.platform and args.plan is None:
+        raise CliError("--platform is for plans (--plan with jump-onto or jump-off steps)")
     if args.plan is not None:
         result, summary = _play(args, video_path)
         _write_outputs(result, log_path, export_path, html_path)
@@ -175,7 +186,15 @@ def _play(args: argparse.Namespace, video_path: Path | None) -> tuple[RunResult,
     if clash:
         raise CliError(f"--plan sets the gaits and speeds itself; drop {', '.join(clash)}")
     steps = parse_plan(args.plan)
-    return play_plan(steps, seed=args.seed, spec=args.preset, record=video_path, camera=args.camera)
+    platforms = [Platform.parse(text) for text in args.platform]
+    return play_plan(
+        steps,
+        seed=args.seed,
+        spec=args.preset,
+        record=video_path,
+        camera=args.camera,
+        platforms=platforms,
+    )
 
 
 def _write_outputs(

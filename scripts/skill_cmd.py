@@ -6,18 +6,32 @@ import argparse
 
 from quadsim.controller.recording import CAMERAS, DEFAULT_CAMERA
 from quadsim.runlog import save_log
-from quadsim.scripts.common import positive_float, print_summary, seed_number, writable_path
-from quadsim.skills.perform import perform_skill
+from quadsim.scripts.common import (
+    CliError,
+    positive_float,
+    print_summary,
+    seed_number,
+    writable_path,
+)
+from quadsim.skills.jump import JUMPS
+from quadsim.skills.perform import JUMP_HEIGHT_M, perform_jump, perform_skill
 from quadsim.skills.posture import skill_names
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "skill", help=f"a skill (from standing; get-up from lying): {', '.join(skill_names())}"
-    )
-    p.add_argument("name", metavar="NAME", help=f"one of: {', '.join(skill_names())}")
+    names = ", ".join([*skill_names(), *JUMPS])
+    p = sub.add_parser("skill", help=f"a skill (from standing; get-up from lying): {names}")
+    p.add_argument("name", metavar="NAME", help=f"one of: {names}")
     p.add_argument(
         "--hold", type=positive_float, metavar="S", help="hold the posture S s (default: 4)"
+    )
+    p.add_argument(
+        "--height",
+        type=positive_float,
+        metavar="H",
+        help="a jump's platform height [m] (default: "
+        + ", ".join(f"{k} {v:g}" for k, v in JUMP_HEIGHT_M.items())
+        + ")",
     )
     p.add_argument("--seed", type=seed_number, default=0, help="random seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the run summary as JSON")
@@ -31,14 +45,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     log_path = writable_path(args.log, (".npz",)) if args.log else None
     video_path = writable_path(args.record, (".mp4",)) if args.record else None
-    result, summary = perform_skill(
-        args.name,
-        seed=args.seed,
-        hold_s=args.hold,
-        spec=args.preset,
-        record=video_path,
-        camera=args.camera,
-    )
+    where = {"seed": args.seed, "spec": args.preset, "record": video_path, "camera": args.camera}
+    if args.name in JUMPS:
+        if args.hold is not None:
+            raise CliError(f"{args.name} holds no posture: drop --hold")
+        result, summary = perform_jump(args.name, height_m=args.height, **where)
+    else:
+        if args.height is not None:
+            raise CliError(f"--height is for the jumps ({', '.join(JUMPS)}), not {args.name}")
+        result, summary = perform_skill(args.name, hold_s=args.hold, **where)
     if log_path:
         save_log(log_path, result.log)
     print_summary(summary, args.json)

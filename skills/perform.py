@@ -10,11 +10,14 @@ from quadsim.controller.episode import RunResult
 from quadsim.controller.recording import DEFAULT_CAMERA
 from quadsim.skills.errors import SkillError
 from quadsim.skills.getup import GET_UP, WALK_AFTER, WALK_JUDGED_S, walk_speed
+from quadsim.skills.jump import JUMPS, MAX_PLATFORM_M, Platform
 from quadsim.skills.plan import PlanStep
 from quadsim.skills.posture import Skill
 from quadsim.skills.scene import play_plan
 
 MAX_HOLD_S = 60.0
+JUMP_HEIGHT_M = {"jump-onto": 0.3, "jump-off": 0.5}  # the issue's defaults
+JUMP_EDGE_M = 4.0  # [m] the edge ahead of the dog's start: room to reach the trot's speed
 
 
 def perform_skill(
@@ -76,3 +79,39 @@ def perform_get_up(
             "mean_speed_mps": round(judged, 4),
         }
     return result, summary
+
+
+def perform_jump(
+    name: str,
+    *,
+    height_m: float | None = None,
+    seed: int = 0,
+    spec: str = "shepherd",
+    record: str | Path | None = None,
+    camera: str = DEFAULT_CAMERA,
+    log_hz: float = 200.0,
+) -> tuple[RunResult, dict]:
+    """Run jump `name` (jump-onto or jump-off) over a platform `height_m` [m] high (the
+    issue's default if None): jump-onto trots from the ground up to the platform's edge
+    JUMP_EDGE_M ahead and onto it, jump-off starts on the platform and trots off its far end
+    JUMP_EDGE_M ahead; both trot on (skills/jump.py). Returns the run and its summary, whose
+    `skills` holds the jump's outcome."""
+    if name not in JUMPS:
+        raise SkillError(f"unknown jump {name!r}; jumps: {', '.join(JUMPS)}")
+    height = JUMP_HEIGHT_M[name] if height_m is None else float(height_m)
+    if not 0.0 < height <= MAX_PLATFORM_M:
+        raise SkillError(f"a platform's height lies in (0, {MAX_PLATFORM_M:g}] m, got {height:g}")
+    if name == "jump-onto":
+        platform = Platform(JUMP_EDGE_M, height)
+    else:  # the dog starts 4 m from its far end
+        platform = Platform(JUMP_EDGE_M - 7.0, height, length_m=7.0)
+    return play_plan(
+        [PlanStep("jump", name)],
+        seed=seed,
+        spec=spec,
+        record=record,
+        camera=camera,
+        log_hz=log_hz,
+        label=name,
+        platforms=[platform],
+    )

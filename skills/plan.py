@@ -11,6 +11,7 @@ from quadsim.gaits.errors import GaitError
 from quadsim.gaits.params import GaitParams, preset_names
 from quadsim.gaits.schedule import AUTO_BANDS
 from quadsim.skills.errors import PlanError
+from quadsim.skills.jump import JUMPS
 from quadsim.skills.posture import Skill, skill_names
 
 MAX_STEP_S = 600.0
@@ -20,7 +21,8 @@ FIRST_ONLY = ("get-up",)  # skills that start lying on the side, as the run does
 
 @dataclass(frozen=True)
 class PlanStep:
-    """One step: kind "gait" (name, speed_mps, duration_s) or "skill" (name, hold_s)."""
+    """One step: kind "gait" (name, speed_mps, duration_s), "skill" (name, hold_s) or "jump"
+    (name: jump-onto or jump-off, at the next edge ahead)."""
 
     kind: str
     name: str
@@ -59,6 +61,10 @@ def parse_plan(text: str) -> list[PlanStep]:
             except GaitError as exc:
                 raise PlanError(f"plan step {step!r}: {exc}") from None
             steps.append(PlanStep("gait", name, speed, _number(args[1], "the duration", step)))
+        elif name in JUMPS:  # to the next edge ahead: the platforms place it
+            if args:
+                raise PlanError(f"plan step {step!r}: {name} takes no arguments")
+            steps.append(PlanStep("jump", name))
         elif name in skill_names():
             if name in FIRST_ONLY and steps:
                 raise PlanError(
@@ -82,7 +88,8 @@ def parse_plan(text: str) -> list[PlanStep]:
         else:
             raise PlanError(
                 f"plan step {step!r}: unknown gait or skill {name!r}; gaits: "
-                f"{', '.join(AUTO_BANDS)}; skills: {', '.join(skill_names())}"
+                f"{', '.join(AUTO_BANDS)}; skills: {', '.join(skill_names())}; jumps: "
+                f"{', '.join(JUMPS)}"
             )
     if not steps:
         raise PlanError(f"a plan needs at least one step, got {text!r}")

@@ -6,6 +6,7 @@ after a skill the dog stands and a fresh gait controller starts from standing.""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from quadsim.controller.pd import ServoCommand
 from quadsim.controller.recording import DEFAULT_CAMERA, VideoRecorder
 from quadsim.controller.sim import World
 from quadsim.controller.state import DogState
+from quadsim.controller.terrain import GroundMap
 from quadsim.gaits.schedule import GaitSchedule, blend
 from quadsim.skills import outcomes
 from quadsim.skills.errors import PlanError
@@ -29,6 +31,7 @@ from quadsim.skills.getup import (
     place_on_side,
     standing_heights,
 )
+from quadsim.skills.jump import Edge, JumpController, Platform, edges_for, ground_of, judge_jump
 from quadsim.skills.plan import PlanStep, parse_plan
 from quadsim.skills.posture import STAND, Keyframe, PostureController, Skill, Timeline
 
@@ -41,6 +44,7 @@ REBLEND_MPS = 0.01
 AFTER_S = 1.5  # [s] a plan that ends in a skill stands this long after it, to see it stand
 STOP_WAIT_S = 0.3  # [s] stepping in place before the legs may stop: it settles the sway
 ACCEL_MPS2 = 1.0  # the gait controller's speed ramp
+JUMP_BUDGET_S = 15.0  # [s] at most, for a jump step: the approach, the leap, the trot on
 
 
 @dataclass
@@ -59,8 +63,11 @@ class Played:
 class Scene:
     """The plan's driver: answers each state with a servo command, switching controllers."""
 
-    def __init__(self, world: World, steps: list[PlanStep]) -> None:
+    def __init__(self, world: World, steps: list[PlanStep], edges: list[Edge] = ()) -> None:
         self.world, self.steps = world, steps
+        self.edges = list(edges)  # the edge of each jump step, in order
+        self.jump: JumpController | None = None
+        self._after_jump = False  # the jump's trot runs on in its own parameters
         self.schedule = GaitSchedule.auto()
         self.played: list[Played] = []
         self.gait: Controller | None = None
@@ -91,12 +98,16 @@ class Scene:
             self._end(state)
         if self.posture is not None:
             return self.posture.step(state)
+        if self.jump is not None:
+            return self.jump.step(state)
         return self._drive(state)
 
     def _step_over(self, state: DogState) -> bool:
         played = self.played[-1]
         if played.step.kind == "gait":
             return state.t >= played.start_s + played.step.duration_s
+        if played.step.kind == "jump":
+            return self.jump is None or self.jump.done(state.t)
         return state.t >= played.extra["done_s"]
 
     def _begin(self, k: int, state: DogState) -> None:
@@ -111,13 +122,27 @@ class Scene:
                 self._start_gait(state)
             self._at_speed_since = None
             self.gait.command.speed_mps = step.speed_mps
+        elif step.kind == "jump":  # from the trot (or from standing): to the next edge
+            edge = self.edges[sum(p.step.kind == "jump" for p in self.played) - 1]
+            self.jump = JumpController(
+                self.world.skeleton,
+                self.world.ground_map,
+                step.name,
+                edge.x_m,
+                abs(edge.after_m - edge.before_m),
+                gait=self.gait,
+            )
+            self.played[-1].extra |= {"edge": edge, "times": self.jump.times}
         else:
             self._play_skill(step, state)
 
     def _end(self, state: DogState) -> None:
         """Step k is over: go on to the next, stopping first where a skill follows."""
         played, nxt = self.played[-1], self._next()
-        if played.step.kind == "gait" and nxt is not None and nxt.kind == "skill":
+        if self.jump is not None:  # landed and trotting: the trot goes on as a gait step's
+            self.gait, self.jump, self._after_jump = self.jump.gait, None, True
+        moving = played.step.kind in ("gait", "jump")
+        if moving and nxt is not None and nxt.kind == "skill":
             if not self.stopping:  # slow down; the skill starts once the legs stand
                 self.stopping = True
                 self.gait.command.speed_mps = 0.0
@@ -150,7 +175,7 @@ class Scene:
             sk, self.schedule.at(0.0).params, dt=CONTROL_DT, ground_map=self.world.ground_map
         )
         c.command.heading_rad = float(yaw_of(state.base_quat[None])[0])
-        self.gait, self._blend_speed = c, math.nan
+        self.gait, self._blend_speed, self._after_jump = c, math.nan, False
 
     def _drive(self, state: DogState) -> ServoCommand:
         """The gait controller's step, its gait set by the ramped speed: the automatic gaits'
@@ -158,6 +183,8 @@ class Scene:
         c = self.gait
         v, target = c.speed_now, c.command.speed_mps
         step = self.played[-1].step
+        if self._after_jump and step.name in ("trot", "jump-onto", "jump-off"):
+            return c.step(state)  # switching the jump's trot to the speed's blend fells it
         own = step.name if step.kind == "gait" and not self.stopping else None
         if own is not None and v == target:
             if self._at_speed_since is None:
@@ -233,7 +260,8 @@ class Scene:
     # ------------------------------------------------------------------ the log
 
     def log_fields(self, state: DogState) -> dict[str, float]:
-        speed = self.gait.speed_now if self.gait is not None else 0.0
+        gait = self.jump.gait if self.jump is not None else self.gait
+        speed = gait.speed_now if gait is not None else 0.0
         return {"speed_cmd": speed, "plan_step": float(min(self.k, len(self.steps) - 1))}
 
 
@@ -253,6 +281,10 @@ def planned_duration(steps: list[PlanStep]) -> float:
     stops, the skills' keyframes."""
     total, speed, after_skill = 0.0, 0.0, False
     for step in steps:
+        if step.kind == "jump":  # the approach, the leap, the trot on
+            total += JUMP_BUDGET_S
+            speed, after_skill = 2.0, False
+            continue
         if step.kind == "gait":
             total += step.duration_s + (SETTLE_S if after_skill else 0.0)
             speed, after_skill = step.speed_mps, False
@@ -274,14 +306,18 @@ def play_plan(
     camera: str = DEFAULT_CAMERA,
     log_hz: float = 200.0,
     label: str = "plan",
+    platforms: Sequence[Platform] = (),
 ) -> tuple[RunResult, dict]:
     """Run `plan` (a plan string or parsed steps) from standing; returns the run and its
     summary (its `gait`: `label`) with `plan` (each step's start, end and ok) and `skills`
-    (each skill's outcome)."""
+    (each skill's outcome); `platforms` stand in the dog's path (jump steps need them)."""
     steps = parse_plan(plan) if isinstance(plan, str) else plan
     if not (isinstance(seed, int | np.integer) and seed >= 0):
         raise PlanError(f"seed must be a whole number >= 0, got {seed!r}")
+    edges = edges_for([s.name for s in steps if s.kind == "jump"], platforms, start_x=0.0)
     with World(spec, renderer="egl" if record else None) as world:
+        for platform in platforms:
+            world.add_box(*platform.box())
         rng = np.random.default_rng(seed)
         lying = steps[0].name == GET_UP  # the plan starts as after a fall
         if lying:
@@ -289,8 +325,9 @@ def play_plan(
             standing = standing_heights(spec)
         else:
             world.place_dog(world.skeleton.stand_angles() + rng.normal(0.0, 0.01, world.n_joints))
-            standing = link_heights(world)  # a gait first would lower them at once
-        scene = Scene(world, steps)
+            standing = link_heights(world) - world.ground_map.height(0.0, 0.0)
+        scene = Scene(world, steps, edges)
+        body = (world.stand_height, world.skeleton.spec.foot_radius)
         recorder = VideoRecorder(record, camera=camera) if record else None
         try:
             result = run_episode(
@@ -313,13 +350,16 @@ def play_plan(
     result.log["standing_heights_m"] = standing  # what the skills' outcomes are fractions of
     duration = float(result.log["t"][-1]) if len(result.log["t"]) else 0.0
     summary = summarize(result, gait=label, speed_cmd=0.0, duration_s=duration, seed=seed)
-    summary["plan"], summary["skills"] = _judge(scene.played, result)
+    summary["plan"], summary["skills"] = _judge(scene.played, result, ground_of(platforms), body)
     return result, summary
 
 
-def _judge(played: list[Played], result: RunResult) -> tuple[list[dict], list[dict]]:
+def _judge(
+    played: list[Played], result: RunResult, ground: GroundMap, body: tuple[float, float]
+) -> tuple[list[dict], list[dict]]:
     """Each step with whether it held: a gait step, no fall while it played; a skill, its
-    outcome (skills/outcomes.py) from the log."""
+    outcome (skills/outcomes.py) from the log; a jump, its outcome (skills/jump.py) over the
+    ground and for the body (standing height, foot radius [m])."""
     h = outcomes.Heights.of(result.log)
     fall = result.fall_time_s if result.fall_time_s is not None else math.inf
     steps, skills = [], []
@@ -327,7 +367,13 @@ def _judge(played: list[Played], result: RunResult) -> tuple[list[dict], list[di
         end = p.end_s if math.isfinite(p.end_s) else float(h.t[-1])
         entry = {"name": p.step.name, "start_s": round(p.start_s, 3), "end_s": round(end, 3)}
         ok = not p.start_s <= fall <= end + CONTROL_DT  # no fall while it played
-        if p.step.kind == "skill":
+        if p.step.kind == "jump":
+            outcome = judge_jump(
+                result.log, p.step.name, p.extra["edge"], p.extra["times"], end, ground, *body
+            )
+            ok = ok and outcome.pop("ok")
+            skills.append({**entry, "ok": bool(ok), **outcome})
+        elif p.step.kind == "skill":
             if p.step.name == "sit":
                 outcome = outcomes.sat(h, p.hold, p.stood)
             elif p.step.name == "lie-down":
