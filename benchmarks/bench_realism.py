@@ -3,6 +3,9 @@ the real dog's clip (stride period, duty factors, touchdown phases, marker dista
 written into docs/results.md (between its `bench_realism` markers).
 
     python benchmarks/bench_realism.py [--seeds 5] [--duration 14] [--workers 2]
+        [--use trot=docs/experiments/optimize-trot-2026-12-04/best_trot.toml] [--out FILE]
+
+`--use GAIT=FILE` measures a gait file (an optimizer's best) in the preset's place.
 
 The clips are in ../shared/data/dog_mocap (CC BY-NC 4.0: read from there, never copied in);
 their stride periods are scaled to this dog's leg length by the Froude rule
@@ -34,10 +37,13 @@ REAL = {
 MARK = "bench_realism"
 
 
-def measure(job: tuple[str, float, int, float, tuple[str, ...]]) -> dict:
-    """One run of `gait` and its comparison with each clip."""
-    gait, speed, seed, duration, clips = job
-    result, summary = quadsim.simulate(gait, speed, duration, seed=seed, log_hz=100.0)
+def measure(job: tuple[str, str, float, int, float, tuple[str, ...]]) -> dict:
+    """One run of `gait` (from `source`, a preset name or a gait file) and its comparison
+    with each clip."""
+    gait, source, speed, seed, duration, clips = job
+    result, summary = quadsim.simulate(source, speed, duration, seed=seed, log_hz=100.0)
+    if summary["fell"]:  # nothing to compare: the row counts the fall
+        return {"gait": gait, "seed": seed, "fell": True, "compared": {}}
     compared = {c: compare_log(result.log, CLIPS / f"{c}_joint_pos.txt") for c in clips}
     return {"gait": gait, "seed": seed, "fell": summary["fell"], "compared": compared}
 
@@ -71,7 +77,10 @@ def table(runs: list[dict]) -> list[str]:
             continue
         fell = ", ".join(f"seed {r['seed']}" for r in mine if r["fell"]) or "none"
         for clip in clips:
-            cs = [r["compared"][clip] for r in mine]
+            cs = [r["compared"][clip] for r in mine if not r["fell"]]
+            if not cs:
+                lines.append(f"| {gait} | {speed} | {clip} | | | | | | | {fell} |")
+                continue
             real = cs[0]["clip"]["stride_period_s"]
             sim = [c["run"]["stride_period_s"] or math.nan for c in cs]
             duty = [
@@ -100,12 +109,14 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=14.0, help="simulated seconds per run")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--gaits", default=",".join(REAL))
+    ap.add_argument("--use", action="append", default=[], metavar="GAIT=FILE")
     ap.add_argument("--out", type=Path, default=RESULTS, help="the results file to rewrite")
     args = ap.parse_args()
+    source = {g: g for g in REAL} | dict(u.split("=", 1) for u in args.use)
     if not CLIPS.is_dir():
         sys.exit(f"the dog clips are not in {CLIPS}")
     jobs = [
-        (g, REAL[g][0], seed, args.duration, REAL[g][1])
+        (g, source[g], REAL[g][0], seed, args.duration, REAL[g][1])
         for g in args.gaits.split(",")
         for seed in range(args.seeds)
     ]
@@ -117,7 +128,9 @@ def main() -> None:
         f"`python benchmarks/bench_realism.py` ({args.duration:g} s from standing, seeds "
         f"0-{args.seeds - 1}, the first {SETTLE_S:g} s not compared; ranges over the seeds; the "
         "clips' stride periods Froude-scaled to this dog's leg length; `duty off by` and "
-        "`touchdown off by`: the largest gap over the four feet)."
+        "`touchdown off by`: the largest gap over the four feet)"
+        + "".join(f"; {g} from `{f}`" for g, f in source.items() if f != g)
+        + "."
     )
     write_section(args.out, MARK, "Simulated against the real dog", how, lines)
     print(f"wrote {args.out}", file=sys.stderr)
