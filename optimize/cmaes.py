@@ -176,9 +176,12 @@ class RunResult:
     stop_reason: str = ""
 
 
-def eval_seed(config: RunConfig, k: int) -> int:
-    """Seed of the k-th evaluation of every candidate (common random numbers)."""
-    s = (config.seed * 1009 + k) % PUSH_FLAG
+def eval_seed(config: RunConfig, k: int, generation: int = 0) -> int:
+    """Seed of the k-th evaluation of every candidate of a generation (0 the first): common
+    random numbers within a generation, which CMA ranks; new ones each generation, so that
+    no gait is tuned to a few start poses (with two fixed seeds the walk's best fell on the
+    next seeds)."""
+    s = (config.seed * 1009 + generation * config.seeds_per_candidate + k) % PUSH_FLAG
     return s | PUSH_FLAG if config.pushes else s
 
 
@@ -431,10 +434,11 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
         smoothing=0.1,
     )
     interrupted = False
-    seeds = [eval_seed(config, k) for k in range(config.seeds_per_candidate)]
     try:
         while state["evals"] < config.max_evals and not state["stop_reason"]:
             started = time.perf_counter()
+            k_seeds = range(config.seeds_per_candidate)
+            seeds = [eval_seed(config, k, state["generation"]) for k in k_seeds]
             if _next_start_due(config, state):
                 state["restarts"] += 1
                 es = _new_es(config, rd, config.popsize, state["restarts"])

@@ -170,6 +170,17 @@ def test_seeds_per_candidate_and_push_flag(tmp_path: Path) -> None:
     assert decode_eval_seed(eval_seed(_cfg(), 0))[1] is False
 
 
+def test_each_generation_evaluates_on_new_seeds() -> None:
+    """Common random numbers within a generation (CMA ranks its candidates on the same
+    seeds), new seeds from one generation to the next (no tuning to a few start poses)."""
+    cfg = _cfg(seeds_per_candidate=2)
+    by_gen = [[eval_seed(cfg, k, g) for k in range(2)] for g in range(50)]
+    every = [s for gen in by_gen for s in gen]
+    assert len(set(every)) == len(every)  # no seed comes back within 50 generations
+    assert by_gen[0] == [eval_seed(cfg, k) for k in range(2)]
+    assert by_gen[3] == [eval_seed(cfg, k, 3) for k in range(2)]  # the same on a resume
+
+
 def test_failures_cost_the_penalty_not_the_run(tmp_path: Path) -> None:
     # flaky raises for x0 > 0.9; start near there so that some candidates fail
     cfg = _cfg(x0=(0.88, 0.3, 0.3, 0.3), sigma0=0.1, max_evals=POP * 2, penalty=1e3)
