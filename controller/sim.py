@@ -51,6 +51,7 @@ from quadsim.controller.terrain import (
     Terrain,
     blocks,
     heights,
+    platform_box,
 )
 from quadsim.models import GRAVITY_MPS2, LEGS, DogSpec, Skeleton, build_skeleton, preset, urdf_text
 
@@ -364,9 +365,7 @@ class World:
 
     def add_platform(self, x_start: float, length: float, height: float, width: float = 2.0) -> int:
         """A platform of `height` [m] starting at x = `x_start` [m] across the dog's path."""
-        return self.add_box(
-            (x_start + 0.5 * length, 0.0, 0.5 * height), (0.5 * length, 0.5 * width, 0.5 * height)
-        )
+        return self.add_box(*platform_box(x_start, length, height, width))
 
     def add_push(self, push: Push) -> None:
         if push.link not in self.link_ids:
@@ -427,6 +426,14 @@ class World:
             foot_contact=foot_contact,
             torso_contact=torso_contact,
         )
+
+    def trunk_heights(self) -> np.ndarray:
+        """The pelvis's and the chest's link heights [m] above the ground under the dog, as
+        it is now: placed standing, what the skills' outcomes are fractions of."""
+        frames = self.link_frames().reshape(len(self.link_names), 7)
+        (x, y, _), names = frames[0, :3], self.link_names
+        z = frames[[names.index("pelvis"), names.index("chest")], 2]
+        return z - self.ground_map.height(float(x), float(y))
 
     def link_frames(self) -> np.ndarray:
         """The world frames (L, 7) of every link, as logged, in `link_names` order (row 0 the

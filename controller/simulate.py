@@ -77,6 +77,7 @@ def simulate(
         world.place_dog(
             world.skeleton.stand_angles() + rng.normal(0.0, START_POSE_NOISE_RAD, world.n_joints)
         )
+        standing = world.trunk_heights()
         for push in pushes:
             world.add_push(push)
 
@@ -120,6 +121,7 @@ def simulate(
         seed=seed,
     )
     result.log["gait_names"] = np.array([gait.gait])  # the one gait; replays show it
+    result.log["standing_heights_m"] = standing  # what "standing again" is a fraction of
     if schedule is not None:
         result.log["gait_names"] = np.array(schedule.names)
         summary["gaits_used"] = gaits_used(

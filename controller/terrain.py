@@ -29,6 +29,14 @@ MAX_STEP_M, MAX_SLOPE_DEG, MAX_ROUGH_M, MAX_STAIRS = 0.3, 40.0, 0.1, 200
 USAGE = "steps:H:D, slope:DEG, rough:A or stairs:H:N (H, D, A in m, DEG in degrees)"
 
 
+def platform_box(
+    x_start: float, length: float, height: float, width: float
+) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    """The box (centre, half extents [m]) of a platform across the dog's path (along +x from
+    x = `x_start`, centred on y = 0, standing on flat ground)."""
+    return (x_start + 0.5 * length, 0.0, 0.5 * height), (0.5 * length, 0.5 * width, 0.5 * height)
+
+
 class GroundMap:
     """The ground's height [m] anywhere: flat at 0, raised by boxes and heightfields. Pure
     data: the World builds the bodies and fills it; the controller reads it to see where a

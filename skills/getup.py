@@ -92,14 +92,7 @@ def standing_heights(spec: str) -> np.ndarray:
     its own): the reference of "standing again" for a run that starts lying."""
     with World(spec) as world:
         world.place_dog(world.skeleton.stand_angles())
-        return link_heights(world)
-
-
-def link_heights(world: World) -> np.ndarray:
-    """The pelvis's and chest's link heights [m] as the dog is placed now."""
-    frames = world.link_frames().reshape(len(world.link_names), 7)
-    names = list(world.link_names)
-    return frames[[names.index("pelvis"), names.index("chest")], 2].copy()
+        return world.trunk_heights()
 
 
 def walk_speed(log: dict, start_s: float, end_s: float) -> float:

@@ -18,7 +18,7 @@ from quadsim.controller.loop import Controller
 from quadsim.controller.pd import ServoCommand, gain_arrays
 from quadsim.controller.stand import leg_kinematics
 from quadsim.controller.state import DogState
-from quadsim.controller.terrain import GroundMap
+from quadsim.controller.terrain import GroundMap, platform_box
 from quadsim.gaits.params import GaitParams
 from quadsim.models import GRAVITY_MPS2, Skeleton
 from quadsim.skills.errors import PlanError
@@ -301,10 +301,7 @@ class Platform:
 
     def box(self) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
         """Its box: centre and half extents [m]."""
-        return (
-            (self.x_m + 0.5 * self.length_m, 0.0, 0.5 * self.height_m),
-            (0.5 * self.length_m, 0.5 * self.width_m, 0.5 * self.height_m),
-        )
+        return platform_box(self.x_m, self.length_m, self.height_m, self.width_m)
 
 
 def ground_of(platforms: Sequence[Platform]) -> GroundMap:

@@ -37,7 +37,7 @@ class Heights:
         start = t < t[0] + STANDING_S
         joints = [str(n) for n in log["joint_names"]]
         elbows = np.asarray(log["joint_q"])[:, [joints.index("LF_elbow"), joints.index("RF_elbow")]]
-        if "standing_heights_m" in log:  # a plan logs them: a gait first lowers the body at once
+        if "standing_heights_m" in log:  # runs log them: a gait lowers the body at once
             pelvis_up, chest_up = np.asarray(log["standing_heights_m"], dtype=float)
         else:
             pelvis_up, chest_up = pelvis[start].mean(), chest[start].mean()

@@ -27,7 +27,6 @@ from quadsim.skills.getup import (
     GET_UP,
     GET_UP_WITHIN_S,
     get_up_timeline,
-    link_heights,
     place_on_side,
     standing_heights,
 )
@@ -325,7 +324,7 @@ def play_plan(
             standing = standing_heights(spec)
         else:
             world.place_dog(world.skeleton.stand_angles() + rng.normal(0.0, 0.01, world.n_joints))
-            standing = link_heights(world) - world.ground_map.height(0.0, 0.0)
+            standing = world.trunk_heights()  # a gait first would lower them at once
         scene = Scene(world, steps, edges)
         body = (world.stand_height, world.skeleton.spec.foot_radius)
         recorder = VideoRecorder(record, camera=camera) if record else None
