@@ -125,6 +125,7 @@ def optimization_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, 
         "reference": str(args.reference) if args.reference else None,
         "targets": targets,
         "objective": "paper" if args.objective == "sim" else args.objective,
+        "conditions": sim_eval.parse_conditions(getattr(args, "conditions", None)),
     }
     if args.reference:  # a missing, malformed or strideless file is the user's, before any run
         reference = str(args.reference)
@@ -190,6 +191,7 @@ def run_config(args: argparse.Namespace, problem: dict[str, Any]) -> RunConfig:
             "speed_mps": args.speed,
             "episode_s": args.episode_s,
             "free": args.free,
+            "conditions": getattr(args, "conditions", None),
         },
     )
     if args.seeds_per_candidate > 1 and args.evals % args.seeds_per_candidate:

@@ -32,6 +32,7 @@ SAVED_AS: dict[str, str | tuple[str, str]] = {
     "episode_s": ("meta", "episode_s"),
     "objective": ("meta", "objective"),
     "free": ("meta", "free"),
+    "conditions": ("meta", "conditions"),
     "starts": "starts",
     "start_radius": "start_radius",
 }

@@ -6,18 +6,27 @@ module-level function that each worker process calls with its own pybullet clien
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from quadsim.controller.profile import Profile
 from quadsim.controller.sim import Push
 from quadsim.controller.simulate import simulate
 from quadsim.gaits.params import GaitParams
 from quadsim.mocap.motion import load_reference
 from quadsim.models import LEGS
 from quadsim.optimize.cmaes import decode_eval_seed
-from quadsim.optimize.objective import OBJECTIVES, FootfallTargets, Objective, evaluate_log
+from quadsim.optimize.errors import OptimizeError
+from quadsim.optimize.objective import (
+    OBJECTIVES,
+    FootfallTargets,
+    Objective,
+    evaluate_log,
+    fall_penalty,
+)
 from quadsim.optimize.reference import (
     StrideCycle,
     extract_strides,
@@ -27,6 +36,47 @@ from quadsim.optimize.reference import (
 from quadsim.optimize.targets import load_targets
 
 SETTLE_S = 2.0  # the start from standing is not part of the style terms
+# `quadsim optimize --conditions`: episodes a candidate must also stay up in, beside the scored
+# one (the acceptance tests' 30 deg/s turn, +-2 cm rough ground and the speed ramps)
+CONDITIONS = ("turn", "rough", "band")
+CONDITION_S = 10.0  # [s] each (the experiment's trot fell in the tests' turn at 8.7 s)
+TURN_RATE_DPS = 30.0
+ROUGH_M = 0.02
+# a fall in a condition costs more than any gait that stays up scores, less than a fall in the
+# scored episode (1e4 to 2e4), graded by how long the dog stayed up
+CONDITION_PENALTY = 1e3
+
+
+def parse_conditions(text: str | None) -> tuple[str, ...]:
+    """The condition names of `--conditions` ("turn,rough,band" or "all"; None: none)."""
+    if not text:
+        return ()
+    names = CONDITIONS if text.strip() == "all" else [n.strip() for n in text.split(",")]
+    unknown = [n for n in names if n not in CONDITIONS]
+    if unknown or not names:
+        raise OptimizeError(
+            f"unknown condition {', '.join(unknown) or repr(text)} in --conditions; choose from "
+            f"{', '.join(CONDITIONS)} (comma-separated) or all"
+        )
+    return tuple(dict.fromkeys(names))
+
+
+def condition_survival(params: GaitParams, condition: str, speed: float, seed: int) -> float:
+    """How long [s] the gait stays up in one condition episode (CONDITION_S if it does not
+    fall): turning at TURN_RATE_DPS (left on even seeds, right on odd), on rough ground, or
+    from standing to the top of its speed band as fast as it can, then down to the bottom."""
+    kwargs: dict[str, Any] = {}
+    if condition == "turn":
+        kwargs["turn_rate_dps"] = TURN_RATE_DPS if seed % 2 == 0 else -TURN_RATE_DPS
+    elif condition == "rough":
+        kwargs["terrain"] = f"rough:{ROUGH_M:g}"
+    elif condition == "band":
+        low, high = params.speed_band_mps
+        speed = Profile.parse(f"0:{high:g},{CONDITION_S / 2:g}:{high:g},{CONDITION_S:g}:{low:g}")
+    else:
+        raise OptimizeError(f"unknown condition {condition!r}; choose from {', '.join(CONDITIONS)}")
+    result, _ = simulate(params, speed, CONDITION_S, seed=seed, log_hz=10.0, **kwargs)
+    return CONDITION_S if result.status == "ok" else float(result.fall_time_s or 0.0)
 
 
 @lru_cache(maxsize=4)
@@ -105,8 +155,9 @@ def evaluate(x_unit: np.ndarray, seed: int, config: dict[str, Any]) -> Objective
     optional "targets" (footfall targets' name or file, for the footfall terms instead of the
     reference's),
     optional "speed_mps" (default: the middle of the gait's band), "duration_s" (10),
-    "objective" (a name of OBJECTIVES, default "paper"). The seed's push flag adds one
-    random sideways push.
+    "objective" (a name of OBJECTIVES, default "paper"), "conditions" (names of CONDITIONS:
+    episodes the gait must also stay up in; a fall there adds a penalty and counts as a fall).
+    The seed's push flag adds one random sideways push.
     """
     template: GaitParams = config["template"]
     params = GaitParams.from_unit(np.asarray(x_unit, dtype=float), template)
@@ -143,4 +194,9 @@ def evaluate(x_unit: np.ndarray, seed: int, config: dict[str, Any]) -> Objective
         duration_s=duration,
         start_s=SETTLE_S,
     )
+    for condition in () if objective.fell else config.get("conditions") or ():
+        survived = condition_survival(params, condition, speed, sim_seed)
+        if survived < CONDITION_S:
+            penalty = fall_penalty(survived, CONDITION_S, CONDITION_PENALTY)
+            return replace(objective, total=objective.total + penalty, fell=True)
     return objective

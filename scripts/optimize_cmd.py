@@ -119,6 +119,13 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--pushes", action="store_true", default=None, help="random pushes during evaluation"
     )
+    p.add_argument(
+        "--conditions",
+        metavar="LIST",
+        help="episodes each candidate must also stay up in, beside the scored one: turn (30 "
+        "deg/s), rough (+-2 cm ground), band (a ramp through the gait's speed band); "
+        "comma-separated, or all (default none)",
+    )
     p.add_argument("--ipop", type=int, help="IPOP restarts (default 0)")
     p.add_argument("--timeout", type=float, help="per evaluation [s] (300)")
     p.add_argument(
