@@ -45,6 +45,7 @@ ROUGH_M = 0.02
 # a fall in a condition costs more than any gait that stays up scores, less than a fall in the
 # scored episode (1e4 to 2e4), graded by how long the dog stayed up
 CONDITION_PENALTY = 1e3
+CONDITION_SEED = 104729  # condition i runs on the evaluation's seed + (i + 1) * this
 
 
 def parse_conditions(text: str | None) -> tuple[str, ...]:
@@ -194,8 +195,9 @@ def evaluate(x_unit: np.ndarray, seed: int, config: dict[str, Any]) -> Objective
         duration_s=duration,
         start_s=SETTLE_S,
     )
-    for condition in () if objective.fell else config.get("conditions") or ():
-        survived = condition_survival(params, condition, speed, sim_seed)
+    for i, condition in enumerate(() if objective.fell else config.get("conditions") or ()):
+        # a start pose of its own: the walk tuned on few start poses fell on the next ones
+        survived = condition_survival(params, condition, speed, sim_seed + CONDITION_SEED * (i + 1))
         if survived < CONDITION_S:
             penalty = fall_penalty(survived, CONDITION_S, CONDITION_PENALTY)
             return replace(objective, total=objective.total + penalty, fell=True)
