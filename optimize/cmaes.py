@@ -174,6 +174,9 @@ class RunResult:
     run_dir: Path
     interrupted: bool = False
     stop_reason: str = ""
+    # the search distribution's mean at the end (clipped to the unit box): under noisy
+    # evaluations a better estimate than the luckiest single evaluation (best_x)
+    mean_x: np.ndarray | None = None
 
 
 def eval_seed(config: RunConfig, k: int, generation: int = 0) -> int:
@@ -551,6 +554,7 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
         run_dir=rd,
         interrupted=interrupted,
         stop_reason="interrupted" if interrupted else state["stop_reason"],
+        mean_x=np.clip(np.asarray(es.mean, dtype=float), 0.0, 1.0),
     )
 
 

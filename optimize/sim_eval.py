@@ -54,9 +54,9 @@ def parse_conditions(text: str | None) -> tuple[str, ...]:
         return ()
     names = CONDITIONS if text.strip() == "all" else [n.strip() for n in text.split(",")]
     unknown = [n for n in names if n not in CONDITIONS]
-    if unknown or not names:
+    if unknown:
         raise OptimizeError(
-            f"unknown condition {', '.join(unknown) or repr(text)} in --conditions; choose from "
+            f"unknown condition {', '.join(map(repr, unknown))} in --conditions; choose from "
             f"{', '.join(CONDITIONS)} (comma-separated) or all"
         )
     return tuple(dict.fromkeys(names))

@@ -164,6 +164,11 @@ def test_real_gait_run_writes_the_best_gait_and_its_video(tmp_path: Path, capsys
     assert command.count("--seed") == 1 and command.endswith(f"--seed 0 --out {out}")
     assert best.provenance["date"] and best.provenance["objective"] > 0
     assert load_checkpoint(out)["config"]["meta"]["episode_s"] == 3.0
+    # beside the luckiest evaluation, the search's mean, which noisy evaluations favour
+    mean = GaitParams.load(out / "mean_trot.toml")
+    assert mean.provenance["command"] == command and "objective" not in mean.provenance
+    assert "mean" in mean.provenance["point"] and "best" in best.provenance["point"]
+    assert mean["period_s"] != best["period_s"] or mean["swing_height_m"] != best["swing_height_m"]
     # a resumed run scores its candidates as before, or not at all
     for changed, named in (
         (["--episode-s", "4"], "--episode-s 4.0 differs from the run's 3.0"),
@@ -283,3 +288,30 @@ def test_a_gait_file_is_saved_as_an_absolute_path_so_a_resume_may_run_elsewhere(
     assert f"--gait my.toml differs from the run's '{here / 'my.toml'}'" in err
     assert main(["optimize", "--resume", run_dir, "--evals", "16", "--quiet"]) == 0
     assert [int(r["generation"]) for r in _history(here / "run")] == [1, 2]
+
+
+def test_conditions_are_episodes_the_gait_must_also_stay_up_in(monkeypatch) -> None:
+    import numpy as np
+
+    from quadsim.gaits.params import GaitParams
+    from quadsim.optimize import sim_eval
+    from quadsim.optimize.objective import fall_penalty
+
+    template = GaitParams.load("trot").with_free(["period_s"])
+    x = np.asarray(template.to_unit())
+    config = {"template": template, "reference": None, "duration_s": 3.0, "speed_mps": 2.0}
+    plain = sim_eval.evaluate(x, 0, config)
+    # the preset trot turns at 30 deg/s: a condition it stays up in leaves the score alone
+    turning = sim_eval.evaluate(x, 0, {**config, "conditions": ("turn",)})
+    assert not plain.fell and not turning.fell and turning.total == plain.total
+    # one it falls in after 4 of its 10 s: a penalty above any gait that stays up, below
+    # any fall in the scored episode, and a fall in the history's n_fell
+    monkeypatch.setattr(sim_eval, "condition_survival", lambda *a: 4.0)
+    fallen = sim_eval.evaluate(x, 0, {**config, "conditions": ("rough", "band")})
+    assert fallen.fell and fallen.total == pytest.approx(plain.total + fall_penalty(4, 10, 1e3))
+    assert 1e3 < fallen.total < 1e4
+    assert sim_eval.parse_conditions("all") == sim_eval.CONDITIONS
+    assert sim_eval.parse_conditions("band, turn,band") == ("band", "turn")
+    for bad in ("turn,fly", ",", "hills"):
+        with pytest.raises(OptimizeError, match="choose from turn, rough, band"):
+            sim_eval.parse_conditions(bad)
