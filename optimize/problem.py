@@ -102,6 +102,8 @@ def optimization_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, 
             finish,
         )
 
+    if getattr(args, "skill", None):
+        return skill_problem(args)
     from quadsim.gaits.params import GaitParams
 
     # a run saved without --free is from before `style` was the default: it freed them all
@@ -164,6 +166,44 @@ def optimization_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, 
     return fn, {"gait": args.gait, "dim": len(names), "free_names": names, "x0": tuple(x0)}, finish
 
 
+def skill_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, Any], Callable]:
+    """(fn, RunConfig fields, finish) of `quadsim optimize --skill`: a jump's leap, scored by
+    its outcome, its landing and its time (optimize/skill_eval.py)."""
+    from quadsim.optimize import skill_eval
+
+    for_gaits = ("reference", "targets", "conditions", "free", "speed")
+    given = [f"--{n}" for n in for_gaits if getattr(args, n, None)]
+    if given:
+        raise OptimizeError(
+            f"{', '.join(given)}: for gaits, not --skill (its file's [bounds] say what is tuned)"
+        )
+    template = skill_eval.tunable_skill(args.skill)
+    config = {"template": template, "height_m": args.height}
+    fn = functools.partial(skill_eval.evaluate, config=config)
+    names = template.free_names()
+
+    def finish(best_x: np.ndarray, result: Any) -> Path:
+        provenance = {
+            "source": "optimizer",
+            "command": command_line(args),
+            "seed": args.seed,
+            "evaluations": int(result.evals),
+            "objective": float(result.best_f),
+            "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+            **git_commit(),
+        }
+        path = args.out / f"best_{template.name}.toml"
+        template.from_unit(best_x).save(path, {**provenance, "point": "the best evaluation"})
+        if getattr(result, "mean_x", None) is not None:
+            del provenance["objective"]
+            mean = template.from_unit(result.mean_x)
+            mean.save(args.out / f"mean_{template.name}.toml", {**provenance, "point": MEAN})
+        return path
+
+    problem = {"gait": template.name, "dim": len(names), "free_names": names}
+    return fn, {**problem, "x0": tuple(template.to_unit())}, finish
+
+
 def run_config(args: argparse.Namespace, problem: dict[str, Any]) -> RunConfig:
     """The RunConfig of the `quadsim optimize` arguments (checked) and the problem's fields."""
     from quadsim.optimize.cmaes import RunConfig
@@ -196,6 +236,8 @@ def run_config(args: argparse.Namespace, problem: dict[str, Any]) -> RunConfig:
             "episode_s": args.episode_s,
             "free": args.free,
             "conditions": getattr(args, "conditions", None),
+            "skill": getattr(args, "skill", None),
+            "height_m": getattr(args, "height", None),
         },
     )
     if args.seeds_per_candidate > 1 and args.evals % args.seeds_per_candidate:

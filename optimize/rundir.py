@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shlex
 import subprocess
 from pathlib import Path
@@ -33,6 +34,8 @@ SAVED_AS: dict[str, str | tuple[str, str]] = {
     "objective": ("meta", "objective"),
     "free": ("meta", "free"),
     "conditions": ("meta", "conditions"),
+    "skill": ("meta", "skill"),
+    "height": ("meta", "height_m"),
     "starts": "starts",
     "start_radius": "start_radius",
 }
@@ -90,7 +93,7 @@ def _is_path(arg: str, value: Any) -> bool:
     """Whether an argument's value names a file (a reference, or a gait or targets TOML
     file)."""
     return value is not None and (
-        arg == "reference" or (arg in ("gait", "targets") and str(value).endswith(".toml"))
+        arg == "reference" or (arg in ("gait", "targets", "skill") and str(value).endswith(".toml"))
     )
 
 
@@ -99,7 +102,7 @@ def _same(arg: str, given: Any, saved: Any) -> bool:
         return Path(given).resolve() == Path(saved).resolve()
     if isinstance(given, float) or isinstance(saved, float):
         return given is not None and saved is not None and math.isclose(given, saved)
-    return str(given) == str(saved) if arg in ("gait", "targets") else given == saved
+    return str(given) == str(saved) if arg in ("gait", "targets", "skill") else given == saved
 
 
 def differences(given: dict[str, Any], saved: dict[str, Any]) -> list[str]:
@@ -189,17 +192,19 @@ def settle_arguments(args: argparse.Namespace) -> None:
             if name not in MAY_CHANGE or getattr(args, name) is None:
                 setattr(args, name, value)
         args.out, args.resume = run_dir, True
-    elif args.gait is None or args.out is None:
+    elif (args.gait is None) == (getattr(args, "skill", None) is None) or args.out is None:
         raise RunDirError(
-            "quadsim optimize needs --gait and --out (or --resume RUN_DIR, or --status RUN_DIR)"
+            "quadsim optimize needs --gait or --skill, and --out (or --resume RUN_DIR, or "
+            "--status RUN_DIR)"
         )
     else:  # files as absolute paths: Dask workers, and a resume, may run elsewhere
-        for name in ("reference", "gait", "targets"):
+        for name in ("reference", "gait", "targets", "skill"):
             if _is_path(name, getattr(args, name)):
                 setattr(args, name, str(Path(getattr(args, name)).resolve()))
         if args.targets is not None:
             _targets_defaults(args)
-        if args.free is None and args.objective != "sphere":  # saved, and in the provenance
+        skill = getattr(args, "skill", None)
+        if args.free is None and args.objective != "sphere" and not skill:  # saved, and shown
             args.free = "style"
     if args.objective == "sphere":
         for name, value in TEST_FUNCTION_DEFAULTS.items():
@@ -224,10 +229,13 @@ def _targets_defaults(args: argparse.Namespace) -> None:
 
 def command_line(args: argparse.Namespace) -> str:
     """The `quadsim optimize` command that starts this run again."""
-    words = ["quadsim", "optimize", "--gait", str(args.gait)]
-    for name in ("reference", "targets", "free", "speed", "popsize"):
-        if getattr(args, name) is not None:
-            words += ["--" + name, str(getattr(args, name))]
+    skill = getattr(args, "skill", None)
+    words = ["quadsim", "optimize", *(["--skill", skill] if skill else ["--gait", args.gait])]
+    words = [_shown(w) if w in (skill, args.gait) else w for w in words]
+    for name in ("reference", "targets", "free", "speed", "popsize", "conditions", "height"):
+        value = getattr(args, name, None)
+        if value is not None:
+            words += ["--" + name, _shown(value) if _is_path(name, value) else str(value)]
     for name, default in DEFAULTS.items():
         value = getattr(args, name)
         if name in ("dim", "seed") or value == default:
@@ -236,6 +244,13 @@ def command_line(args: argparse.Namespace) -> str:
         words += [flag] if value is True else [flag, str(value)]
     words += ["--seed", str(args.seed), "--out", str(args.out)]
     return shlex.join(words)
+
+
+def _shown(value: object) -> str:
+    """A file argument as the command shows it: relative to the working directory (the
+    run saves it absolute, for workers elsewhere), so the command works in another clone."""
+    text = str(value)
+    return os.path.relpath(text) if os.path.isabs(text) else text
 
 
 def git_commit() -> dict[str, str]:

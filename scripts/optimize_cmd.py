@@ -42,6 +42,17 @@ def add_parser(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--gait", help="gait preset name or gait TOML file")
+    p.add_argument(
+        "--skill",
+        help="tune a jump instead of a gait: jump-onto, jump-off, or a jump's skill file "
+        "(the values its [bounds] table names; objective: the outcome, the landing, the time)",
+    )
+    p.add_argument(
+        "--height",
+        type=float,
+        metavar="H",
+        help="--skill's platform height [m] (default: the jump's, as quadsim skill)",
+    )
     p.add_argument("--reference", type=Path, help="reference motion (mocap or CSV) for f_d")
     p.add_argument(
         "--targets",

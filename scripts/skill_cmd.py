@@ -16,12 +16,17 @@ from quadsim.scripts.common import (
 from quadsim.skills.jump import JUMPS
 from quadsim.skills.perform import JUMP_HEIGHT_M, perform_jump, perform_skill
 from quadsim.skills.posture import skill_names
+from quadsim.skills.skillfile import SkillFile
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     names = ", ".join([*skill_names(), *JUMPS])
     p = sub.add_parser("skill", help=f"a skill (from standing; get-up from lying): {names}")
-    p.add_argument("name", metavar="NAME", help=f"one of: {names}")
+    p.add_argument(
+        "name",
+        metavar="NAME",
+        help=f"one of: {names}; or a jump's skill file (a tuned copy, from optimize --skill)",
+    )
     p.add_argument(
         "--hold", type=positive_float, metavar="S", help="hold the posture S s (default: 4)"
     )
@@ -46,14 +51,19 @@ def run(args: argparse.Namespace) -> int:
     log_path = writable_path(args.log, (".npz",)) if args.log else None
     video_path = writable_path(args.record, (".mp4",)) if args.record else None
     where = {"seed": args.seed, "spec": args.preset, "record": video_path, "camera": args.camera}
-    if args.name in JUMPS:
+    name, source = args.name, None
+    if name.endswith(".toml"):  # a tuned jump: its file says which
+        name, source = SkillFile.load(args.name).name, args.name
+        if name not in JUMPS:
+            raise CliError(f"{args.name} is a {name} file; only the jumps play from a file")
+    if name in JUMPS:
         if args.hold is not None:
-            raise CliError(f"{args.name} holds no posture: drop --hold")
-        result, summary = perform_jump(args.name, height_m=args.height, **where)
+            raise CliError(f"{name} holds no posture: drop --hold")
+        result, summary = perform_jump(name, height_m=args.height, source=source, **where)
     else:
         if args.height is not None:
             raise CliError(f"--height is for the jumps ({', '.join(JUMPS)}), not {args.name}")
-        result, summary = perform_skill(args.name, hold_s=args.hold, **where)
+        result, summary = perform_skill(name, hold_s=args.hold, **where)
     if log_path:
         save_log(log_path, result.log)
     print_summary(summary, args.json)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from pathlib import Path
 
 import numpy as np
 
@@ -21,8 +22,9 @@ from quadsim.controller.state import DogState
 from quadsim.controller.terrain import GroundMap, platform_box
 from quadsim.gaits.params import GaitParams
 from quadsim.models import GRAVITY_MPS2, Skeleton
-from quadsim.skills.errors import PlanError
+from quadsim.skills.errors import PlanError, SkillError
 from quadsim.skills.posture import pose_angles
+from quadsim.skills.skillfile import SkillFile
 
 JUMPS = ("jump-onto", "jump-off")
 FORE_FEET, HIND_FEET = [0, 1], [2, 3]
@@ -71,54 +73,26 @@ class Leap:
 
 STAND_FORE = {"shoulder_pitch": "stand", "elbow": "stand", "wrist": "stand"}
 STAND_HIND = {"hip_pitch": "stand", "knee": "stand", "hock": "stand"}
-LEAPS = {
-    "jump-onto": Leap(  # random search, 60 draws, seeds 0-1 (docs/skills.md)
-        speed_mps=2.28,
-        trot_on_mps=1.2,
-        trigger_m=0.507,
-        fore_up=1.76,
-        fore_push_s=0.177,
-        fore_tuck={"shoulder_pitch": -1.2, "elbow": -2.0, "wrist": 1.5},
-        fore_reach_s=0.25,
-        fore_reach={"shoulder_pitch": -0.624, "elbow": -0.4, "wrist": 0.3},
-        hind_start_s=0.0597,
-        hind_push_s=0.190,
-        hind_up=1.94,
-        hind_forward=1.47,
-        hind_extend={"hip_pitch": 0.236, "knee": 0.611, "hock": -0.0277},
-        hind_tuck={"hip_pitch": -1.38, "knee": 2.20, "hock": -1.8},
-        hind_reach_s=0.677,
-        hind_reach=STAND_HIND,
-        hind_clear_m=0.128,
-        head={},
-        land_support=1.36,
-        land_ease_s=0.15,
-        settle_s=0.12,
-    ),
-    "jump-off": Leap(  # random search, 50 draws, seeds 0-1 (docs/skills.md)
-        speed_mps=1.21,
-        trot_on_mps=1.21,
-        trigger_m=0.369,
-        fore_up=1.97,
-        fore_push_s=0.0555,
-        fore_tuck={"shoulder_pitch": -0.396, "elbow": -0.325, "wrist": 0.3},
-        fore_reach_s=0.122,
-        fore_reach={"shoulder_pitch": -0.496, "elbow": -0.451, "wrist": 0.3},
-        hind_start_s=0.0,
-        hind_push_s=0.138,
-        hind_up=0.556,
-        hind_forward=0.222,
-        hind_extend={"hip_pitch": 0.1, "knee": 0.8, "hock": -0.5},
-        hind_tuck={"hip_pitch": -0.6, "knee": 1.4, "hock": -1.1},
-        hind_reach_s=0.140,
-        hind_reach={"hip_pitch": -0.776, "knee": 0.852, "hock": -0.8},
-        hind_clear_m=-1.0,
-        head={"neck_pitch": -0.6, "head_pitch": -0.4},
-        land_support=1.16,
-        land_ease_s=0.268,
-        settle_s=0.275,
-    ),
-}
+
+
+def load_leap(name_or_path: str | Path) -> Leap:
+    """The leap of a jump's skill file (skills/presets/jump-onto.toml, jump-off.toml, or a
+    tuned copy's path); a SkillError names what is missing or extra."""
+    doc = SkillFile.load(name_or_path).doc
+    if doc.get("skill") not in JUMPS or not isinstance(doc.get("leap"), dict):
+        raise SkillError(
+            f"{name_or_path}: a jump's skill file names skill {' or '.join(JUMPS)} "
+            "and has a [leap] table"
+        )
+    table = doc["leap"]
+    wanted = {f.name for f in fields(Leap)}
+    missing, extra = sorted(wanted - set(table)), sorted(set(table) - wanted)
+    if missing or extra:
+        raise SkillError(
+            f"{name_or_path}: its [leap] table lacks {', '.join(missing) or 'nothing'} and has "
+            f"unknown {', '.join(extra) or 'nothing'}"
+        )
+    return Leap(**table)
 
 
 def gait_controller(skeleton: Skeleton, ground_map: GroundMap, state: DogState) -> Controller:
@@ -143,10 +117,11 @@ class JumpController:
         height: float,
         state: DogState | None = None,
         gait: Controller | None = None,
+        leap: Leap | None = None,
     ) -> None:
         self.skeleton, self.ground_map = skeleton, ground_map
         self.kind, self.edge_x, self.height = kind, edge_x, height
-        self.leap = LEAPS[kind]
+        self.leap = load_leap(kind) if leap is None else leap
         self.gait = gait
         self.phase = "approach"
         self.times: dict[str, float] = {}

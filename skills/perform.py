@@ -90,12 +90,14 @@ def perform_jump(
     record: str | Path | None = None,
     camera: str = DEFAULT_CAMERA,
     log_hz: float = 200.0,
+    source: str | Path | None = None,
 ) -> tuple[RunResult, dict]:
     """Run jump `name` (jump-onto or jump-off) over a platform `height_m` [m] high (the
     issue's default if None): jump-onto trots from the ground up to the platform's edge
     JUMP_EDGE_M ahead and onto it, jump-off starts on the platform and trots off its far end
-    JUMP_EDGE_M ahead; both trot on (skills/jump.py). Returns the run and its summary, whose
-    `skills` holds the jump's outcome."""
+    JUMP_EDGE_M ahead; both trot on (skills/jump.py). `source`: the jump's skill file, if not
+    its preset (a tuned copy). Returns the run and its summary, whose `skills` holds the
+    jump's outcome."""
     if name not in JUMPS:
         raise SkillError(f"unknown jump {name!r}; jumps: {', '.join(JUMPS)}")
     height = JUMP_HEIGHT_M[name] if height_m is None else float(height_m)
@@ -106,7 +108,7 @@ def perform_jump(
     else:  # the dog starts 4 m from its far end
         platform = Platform(JUMP_EDGE_M - 7.0, height, length_m=7.0)
     return play_plan(
-        [PlanStep("jump", name)],
+        [PlanStep("jump", name, source=None if source is None else str(source))],
         seed=seed,
         spec=spec,
         record=record,

@@ -29,6 +29,7 @@ class PlanStep:
     speed_mps: float = 0.0
     duration_s: float = 0.0
     hold_s: float = 0.0
+    source: str | None = None  # a jump's skill file, if not its preset (a tuned copy)
 
 
 def _number(text: str, what: str, step: str) -> float:

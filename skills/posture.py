@@ -22,7 +22,9 @@ STAND = "stand"  # a pose value: the joint's standing angle
 
 
 def skill_names() -> list[str]:
-    return sorted(p.stem for p in PRESET_DIR.glob("*.toml"))
+    """The posture skills' names (the jumps' files, with a [leap] table, are skills/jump.py's)."""
+    files = PRESET_DIR.glob("*.toml")
+    return sorted(p.stem for p in files if "leap" not in tomllib.loads(p.read_text()))
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,15 @@ from quadsim.skills.getup import (
     place_on_side,
     standing_heights,
 )
-from quadsim.skills.jump import Edge, JumpController, Platform, edges_for, ground_of, judge_jump
+from quadsim.skills.jump import (
+    Edge,
+    JumpController,
+    Platform,
+    edges_for,
+    ground_of,
+    judge_jump,
+    load_leap,
+)
 from quadsim.skills.plan import PlanStep, parse_plan
 from quadsim.skills.posture import STAND, Keyframe, PostureController, Skill, Timeline
 
@@ -130,6 +138,7 @@ class Scene:
                 edge.x_m,
                 abs(edge.after_m - edge.before_m),
                 gait=self.gait,
+                leap=load_leap(step.source) if step.source else None,
             )
             self.played[-1].extra |= {"edge": edge, "times": self.jump.times}
         else:

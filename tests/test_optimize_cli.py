@@ -230,7 +230,7 @@ def test_resume_needs_only_the_run_directory_and_names_each_difference(
     assert main(["optimize", "--resume", str(tmp_path / "nothing")]) == 2
     assert "not an optimization run directory" in capsys.readouterr().err
     assert main(["optimize", "--evals", "3"]) == 2
-    assert "needs --gait and --out" in capsys.readouterr().err
+    assert "needs --gait or --skill, and --out" in capsys.readouterr().err
 
 
 def test_status_tells_where_a_run_stands(tmp_path: Path, capsys) -> None:
