@@ -54,6 +54,23 @@ PHASE_REFERENCE = "swing_start_phase.LH"
 SIM_OBJECTIVES = ("paper", "footfalls", "both", "sim")
 
 
+def provenances(args: argparse.Namespace, result: Any) -> tuple[dict, dict | None]:
+    """The provenance of the best point's file and of the mean's (None without a mean):
+    the command, seed, budget, date and commit; the best's score (the mean is unscored:
+    judge it by its runs)."""
+    common = {
+        "source": "optimizer",
+        "command": command_line(args),
+        "seed": args.seed,
+        "evaluations": int(result.evals),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        **git_commit(),
+    }
+    best = {**common, "objective": float(result.best_f), "point": "the best evaluation"}
+    mean = {**common, "point": MEAN} if getattr(result, "mean_x", None) is not None else None
+    return best, mean
+
+
 def free_names(template: GaitParams, free: str | None) -> GaitParams:
     """The gait `template` with the parameters `free` names free: "style" (the default; all
     its legs' but LH's lift-off phase), "all", or comma-separated names."""
@@ -140,20 +157,11 @@ def optimization_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, 
         best = GaitParams.from_unit(best_x, template)
         stem = Path(str(args.gait)).stem
         path = args.out / f"best_{stem}.toml"
-        provenance = {
-            "source": "optimizer",
-            "command": command_line(args),
-            "seed": args.seed,
-            "evaluations": int(result.evals),
-            "objective": float(result.best_f),
-            "date": datetime.now(UTC).strftime("%Y-%m-%d"),
-            **git_commit(),
-        }
-        best.save(path, provenance={**provenance, "point": "the best evaluation"})
-        if getattr(result, "mean_x", None) is not None:  # unscored: judge it by its runs
+        best_prov, mean_prov = provenances(args, result)
+        best.save(path, provenance=best_prov)
+        if mean_prov:
             mean = GaitParams.from_unit(result.mean_x, template)
-            del provenance["objective"]
-            mean.save(args.out / f"mean_{stem}.toml", provenance={**provenance, "point": MEAN})
+            mean.save(args.out / f"mean_{stem}.toml", provenance=mean_prov)
         if args.video and not result.interrupted:
             from quadsim.controller.simulate import simulate
 
@@ -183,21 +191,12 @@ def skill_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, Any], C
     names = template.free_names()
 
     def finish(best_x: np.ndarray, result: Any) -> Path:
-        provenance = {
-            "source": "optimizer",
-            "command": command_line(args),
-            "seed": args.seed,
-            "evaluations": int(result.evals),
-            "objective": float(result.best_f),
-            "date": datetime.now(UTC).strftime("%Y-%m-%d"),
-            **git_commit(),
-        }
         path = args.out / f"best_{template.name}.toml"
-        template.from_unit(best_x).save(path, {**provenance, "point": "the best evaluation"})
-        if getattr(result, "mean_x", None) is not None:
-            del provenance["objective"]
+        best_prov, mean_prov = provenances(args, result)
+        template.from_unit(best_x).save(path, best_prov)
+        if mean_prov:
             mean = template.from_unit(result.mean_x)
-            mean.save(args.out / f"mean_{template.name}.toml", {**provenance, "point": MEAN})
+            mean.save(args.out / f"mean_{template.name}.toml", mean_prov)
         return path
 
     problem = {"gait": template.name, "dim": len(names), "free_names": names}
