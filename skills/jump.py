@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +46,10 @@ class Leap:
     hits the ground with it). Poses by joint kind, as skills' keyframes. land_support: the
     weight the landed feet (touching the far side's ground) carry, their legs eased to
     standing over land_ease_s; settle_s: standing after the last foot lands, before the
-    trot."""
+    trot. land_level [1/rad] and land_level_damping [s]: the landed feet's vertical forces
+    also turn the trunk level (a moment of weight x leg length x (land_level x tilt +
+    land_level_damping x tilt rate), shared by the landed feet by least squares); 0 for
+    none."""
 
     speed_mps: float
     trot_on_mps: float
@@ -69,6 +72,8 @@ class Leap:
     land_support: float
     land_ease_s: float
     settle_s: float
+    land_level: float = 0.0
+    land_level_damping: float = 0.0
 
 
 STAND_FORE = {"shoulder_pitch": "stand", "elbow": "stand", "wrist": "stand"}
@@ -86,7 +91,8 @@ def load_leap(name_or_path: str | Path) -> Leap:
         )
     table = doc["leap"]
     wanted = {f.name for f in fields(Leap)}
-    missing, extra = sorted(wanted - set(table)), sorted(set(table) - wanted)
+    needed = {f.name for f in fields(Leap) if f.default is MISSING}
+    missing, extra = sorted(needed - set(table)), sorted(set(table) - wanted)
     if missing or extra:
         raise SkillError(
             f"{name_or_path}: its [leap] table lacks {', '.join(missing) or 'nothing'} and has "
@@ -206,6 +212,8 @@ class JumpController:
             if self.phase == "launch":
                 self.phase, self.times["land"] = "land", state.t
             push[down, 2] = -leap.land_support * self.weight_n / max(int(down.sum()), 2)
+            if down.sum() >= 2 and (leap.land_level or leap.land_level_damping):
+                push[down, 2] = np.minimum(push[down, 2] - self._levelling(state, down), 0.0)
         if self._landed.all():
             self.times.setdefault("all_down", state.t)
             if state.t - self.times["all_down"] >= leap.settle_s:
@@ -213,6 +221,21 @@ class JumpController:
                 return self.gait.step(state)
         tau = self._through_legs(state, push)
         return ServoCommand(tau, pose, self._zero, self.kp, self.kd)
+
+    def _levelling(self, state: DogState, down: np.ndarray) -> np.ndarray:
+        """Extra ground reactions [N, up] of the `down` feet that turn the trunk (chest and
+        pelvis) level: the least-norm vertical forces giving the moment about the trunk's
+        middle, moment = -W L (land_level tilt + land_level_damping tilt rate)."""
+        chest = state.link_index("chest")
+        up = quat_to_matrix(state.link_quat[chest])[:, 2] + quat_to_matrix(state.base_quat)[:, 2]
+        up /= np.linalg.norm(up)
+        rate = (state.link_angvel[chest] + state.base_angvel) / 2
+        tilt = np.cross(up, (0.0, 0.0, 1.0))  # rotating by this levels the trunk
+        scale = self.weight_n * self.skeleton.spec.leg_length
+        moment = scale * (self.leap.land_level * tilt[:2] - self.leap.land_level_damping * rate[:2])
+        r = state.foot_pos[down] - (state.link_pos[chest] + state.base_pos) / 2
+        A = np.stack([r[:, 1], -r[:, 0]])  # moment (x, y) of unit upward forces at the feet
+        return A.T @ np.linalg.solve(A @ A.T + 1e-6 * np.eye(2), moment)
 
     def _through_legs(self, state: DogState, push_world: np.ndarray) -> np.ndarray:
         """Joint torques [N*m] making each foot push `push_world` (4, 3) [N] on the ground:
