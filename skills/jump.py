@@ -23,7 +23,7 @@ from quadsim.controller.terrain import GroundMap, platform_box
 from quadsim.gaits.params import GaitParams
 from quadsim.models import GRAVITY_MPS2, Skeleton
 from quadsim.skills.errors import PlanError, SkillError
-from quadsim.skills.posture import pose_angles
+from quadsim.skills.posture import STAND, pose_angles
 from quadsim.skills.skillfile import SkillFile
 
 JUMPS = ("jump-onto", "jump-off")
@@ -98,7 +98,21 @@ def load_leap(name_or_path: str | Path) -> Leap:
             f"{name_or_path}: its [leap] table lacks {', '.join(missing) or 'nothing'} and has "
             f"unknown {', '.join(extra) or 'nothing'}"
         )
+    for f in fields(Leap):  # numbers, and poses of numbers or "stand"
+        value = table.get(f.name, f.default)
+        if "dict" in str(f.type):
+            angles = value.values() if isinstance(value, dict) else [None]
+            ok = all(v == STAND or _is_number(v) for v in angles)
+            want = 'a pose {JOINT = angle or "stand"}'
+        else:
+            ok, want = _is_number(value), "a number"
+        if not ok:
+            raise SkillError(f"{name_or_path}: leap.{f.name} must be {want}, got {value!r}")
     return Leap(**table)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def gait_controller(skeleton: Skeleton, ground_map: GroundMap, state: DogState) -> Controller:

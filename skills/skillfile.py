@@ -73,7 +73,10 @@ class SkillFile:
         doc = read_skill(name_or_path)
         where = skill_file(name_or_path)
         bounds: dict[str, tuple[float, float]] = {}
-        for path, pair in doc.pop("bounds", {}).items():
+        table = doc.pop("bounds", {})
+        if not isinstance(table, dict):
+            raise SkillError(f'{where}: bounds must be a table of "PATH" = [low, high]')
+        for path, pair in table.items():
             try:
                 value = float(_get(doc, path))
                 low, high = (float(v) for v in pair)
@@ -86,7 +89,10 @@ class SkillFile:
             if not low <= value <= high:
                 raise SkillError(f"{where}: {path} = {value:g} lies outside its bounds")
             bounds[path] = (low, high)
-        return SkillFile(doc, bounds, doc.pop("provenance", {}))
+        provenance = doc.pop("provenance", {})
+        if not isinstance(doc.get("skill"), str) or not isinstance(provenance, dict):
+            raise SkillError(f'{where}: a skill file names its skill (skill = "NAME")')
+        return SkillFile(doc, bounds, provenance)
 
     @property
     def name(self) -> str:

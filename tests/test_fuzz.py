@@ -180,3 +180,42 @@ def test_mutated_gait_files_load_or_name_the_problem(text: str, tmp_path_factory
     else:  # what loads is a valid gait: it builds its graph and writes a file that loads
         gait.graph()
         GaitParams.from_dict(tomllib.loads(gait.to_toml()))
+
+
+def _jump_mutations() -> st.SearchStrategy[str]:
+    """The jumps' skill files with a line deleted, a value replaced, or a line doubled."""
+    from quadsim.skills.skillfile import skill_file
+
+    docs = [skill_file(name).read_text().splitlines() for name in ("jump-onto", "jump-off")]
+
+    def mutate(data: tuple[int, int, int, str]) -> str:
+        which, kind, at, text = data
+        doc = list(docs[which % len(docs)])
+        k = at % len(doc)
+        if kind == 0:
+            del doc[k]
+        elif kind == 1:
+            doc[k] = doc[k].split("=")[0] + "= " + text if "=" in doc[k] else text
+        else:
+            doc.insert(k, doc[k])
+        return "\n".join(doc)
+
+    return st.tuples(st.integers(0, 1), st.integers(0, 2), st.integers(0, 80), values).map(mutate)
+
+
+@FUZZ
+@given(text=_jump_mutations())
+def test_mutated_jump_files_load_or_name_the_problem(text: str, tmp_path_factory) -> None:
+    from quadsim.skills.jump import load_leap
+    from quadsim.skills.skillfile import SkillFile
+
+    path = Path(tmp_path_factory.mktemp("jump")) / "mutated.toml"
+    path.write_text(text)
+    try:
+        leap = load_leap(path)
+        skill = SkillFile.load(path)
+    except QuadsimError as exc:
+        assert "mutated.toml" in str(exc), exc
+    else:  # what loads round-trips through the unit box and plays as a leap
+        assert skill.from_unit(skill.to_unit()).doc == skill.doc
+        assert all(isinstance(v, float | int) for v in (leap.fore_up, leap.settle_s))
