@@ -16,6 +16,7 @@ from quadsim.controller.terrain import parse_terrain
 from quadsim.gaits.params import PRESET_DIR, GaitParams
 from quadsim.scripts import cli, run_cmd, stand_cmd
 from quadsim.skills.plan import parse_plan
+from quadsim.skills.skillfile import PRESET_DIR as SKILL_DIR
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True)
 numbers = st.one_of(
@@ -144,16 +145,14 @@ def test_the_command_line_accepts_or_names_the_problem(monkeypatch, capsys, case
     assert len(err.strip().splitlines()) == 1
 
 
-def _mutations() -> st.SearchStrategy:
-    lines = [
-        (name, (PRESET_DIR / f"{name}.toml").read_text().splitlines())
-        for name in ("trot", "rotary-gallop")
-    ]
+def _mutations(files: list[Path]) -> st.SearchStrategy[str]:
+    """`files` with a line deleted, a value replaced, a line doubled, or a leg's name or a
+    number's start replaced."""
+    docs = [f.read_text().splitlines() for f in files]
 
     def mutate(data: tuple[int, int, int, str]) -> str:
         which, kind, at, text = data
-        name, doc = lines[which % len(lines)]
-        doc = list(doc)
+        doc = list(docs[which % len(docs)])
         k = at % len(doc)
         if kind == 0:
             del doc[k]
@@ -168,8 +167,11 @@ def _mutations() -> st.SearchStrategy:
     return st.tuples(st.integers(0, 1), st.integers(0, 3), st.integers(0, 200), values).map(mutate)
 
 
+GAIT_FILES = [PRESET_DIR / f"{name}.toml" for name in ("trot", "rotary-gallop")]
+
+
 @FUZZ
-@given(text=_mutations())
+@given(text=_mutations(GAIT_FILES))
 def test_mutated_gait_files_load_or_name_the_problem(text: str, tmp_path_factory) -> None:
     path = Path(tmp_path_factory.mktemp("gait")) / "mutated.toml"
     path.write_text(text)
@@ -182,29 +184,8 @@ def test_mutated_gait_files_load_or_name_the_problem(text: str, tmp_path_factory
         GaitParams.from_dict(tomllib.loads(gait.to_toml()))
 
 
-def _jump_mutations() -> st.SearchStrategy[str]:
-    """The jumps' skill files with a line deleted, a value replaced, or a line doubled."""
-    from quadsim.skills.skillfile import skill_file
-
-    docs = [skill_file(name).read_text().splitlines() for name in ("jump-onto", "jump-off")]
-
-    def mutate(data: tuple[int, int, int, str]) -> str:
-        which, kind, at, text = data
-        doc = list(docs[which % len(docs)])
-        k = at % len(doc)
-        if kind == 0:
-            del doc[k]
-        elif kind == 1:
-            doc[k] = doc[k].split("=")[0] + "= " + text if "=" in doc[k] else text
-        else:
-            doc.insert(k, doc[k])
-        return "\n".join(doc)
-
-    return st.tuples(st.integers(0, 1), st.integers(0, 2), st.integers(0, 80), values).map(mutate)
-
-
 @FUZZ
-@given(text=_jump_mutations())
+@given(text=_mutations([SKILL_DIR / "jump-onto.toml", SKILL_DIR / "jump-off.toml"]))
 def test_mutated_jump_files_load_or_name_the_problem(text: str, tmp_path_factory) -> None:
     from quadsim.skills.jump import load_leap
     from quadsim.skills.skillfile import SkillFile
