@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +44,7 @@ def simulate(
     progress: Callable[[float], None] | None = None,
     log_hz: float = 200.0,
     recover: bool = False,
+    use: Mapping[str, GaitParams | str] | None = None,
 ) -> tuple[RunResult, dict]:
     """Run `params` (a GaitParams, a preset name, or "auto": the gait chosen by speed) at
     `speed_mps` [m/s] (a number or a Profile of time) for `duration_s` [s] from standing,
@@ -53,8 +54,10 @@ def simulate(
     and `turn_radius_m`); `record` films it (MP4) with `camera` (side, three-quarter, front
     or top). `recover`: after a fall the dog gets up and goes on in its gait to the run's
     end (skills/recovery.py); the summary keeps `fell` and `fall_time_s` (the first fall)
-    and adds `recoveries`. On a dog other than the shepherd, the gait (its speed band too)
-    is Froude-scaled to the dog's legs (`gait_for_dog`) and `speed_mps` is the dog's own.
+    and adds `recoveries`. `use` ("auto" only): gaits (or their files) to play in place of
+    the presets of their names, e.g. {"trot": "best_trot.toml"}. On a dog other than the
+    shepherd, the gait (its speed band too) is Froude-scaled to the dog's legs
+    (`gait_for_dog`) and `speed_mps` is the dog's own.
     Raises GaitError for an unknown gait or a speed outside the band."""
     dog = preset(spec) if isinstance(spec, str) else spec
     _check_inputs(seed, turn_rate_dps)
@@ -63,9 +66,12 @@ def simulate(
     schedule = None
     if params == AUTO:
         length_ratio, mass_ratio = dog.froude_ratios()
-        schedule = GaitSchedule.auto(speed.max, length_ratio, mass_ratio)
+        used = {k: GaitParams.load(v) if isinstance(v, str) else v for k, v in (use or {}).items()}
+        schedule = GaitSchedule.auto(speed.max, length_ratio, mass_ratio, use=used)
         gait = schedule.at(speed(0.0)).params
     else:
+        if use:
+            raise SimError("use= replaces gaits of the automatic schedule: give params 'auto'")
         gait = gait_for_dog(GaitParams.load(params) if isinstance(params, str) else params, dog)
         gait.check_speed(speed.min)
         gait.check_speed(speed.max)

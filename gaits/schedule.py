@@ -15,7 +15,7 @@ a stride on, but with its spine flexing half a stride off its feet.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -91,10 +91,22 @@ class GaitSchedule:
         max_speed: float | None = None,
         length_ratio: float = 1.0,
         mass_ratio: float = 1.0,
+        use: Mapping[str, GaitParams] | None = None,
     ) -> GaitSchedule:
         """The presets of AUTO_BANDS that exist, up to the one whose band holds max_speed,
         for a dog `length_ratio` and `mass_ratio` times the shepherd: gaits and bands
-        Froude-scaled, so that it changes gait at the same Froude numbers."""
+        Froude-scaled, so that it changes gait at the same Froude numbers. `use`: gaits to
+        play in place of the presets of their names (a tuned trot among the others)."""
+        use = dict(use or {})
+        unknown = sorted(set(use) - set(AUTO_BANDS))
+        if unknown:
+            raise GaitError(
+                f"cannot use {', '.join(unknown)} in the automatic gaits; they are "
+                + ", ".join(AUTO_BANDS)
+            )
+        for name, gait in use.items():
+            if gait.gait != name:
+                raise GaitError(f"the gait used as {name} is a {gait.gait}")
         have = set(preset_names())
         names = [n for n in AUTO_BANDS if n in have]
         speed = speed_factor(length_ratio)
@@ -106,7 +118,7 @@ class GaitSchedule:
                     f"speed {max_speed} m/s is above the automatic gaits' range "
                     f"(up to {round(top, 3)} m/s with {', '.join(names)})"
                 )
-        gaits = [GaitParams.load(n) for n in names]
+        gaits = [use[n] if n in use else GaitParams.load(n) for n in names]
         if (length_ratio, mass_ratio) != (1.0, 1.0):
             gaits = [g.scaled_to(length_ratio, mass_ratio) for g in gaits]
         return cls(gaits, bands, min_blend_mps=MIN_BLEND_MPS * speed)

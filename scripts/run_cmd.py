@@ -41,6 +41,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "band, Froude-scaled to that dog)",
     )
     p.add_argument(
+        "--use",
+        action="append",
+        default=[],
+        metavar="GAIT=FILE",
+        help="with --gait auto: play this gait file in place of the preset GAIT (repeatable), "
+        "e.g. --use trot=runs/trot/best_trot.toml",
+    )
+    p.add_argument(
         "--speed-profile",
         metavar="T:V,...",
         help='speed against time, linear between knots, e.g. "0:0.5,10:5.0,20:5.0" '
@@ -125,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if auto and args.speed is None and args.speed_profile is None:
         raise CliError("--gait auto needs --speed or --speed-profile")
+    use = _used_gaits(args.use, auto)
     dog = preset(args.preset)
     gait = (
         AUTO
@@ -161,12 +170,26 @@ def run(args: argparse.Namespace) -> int:
             gui=args.gui,
             progress=update,
             recover=args.recover,
+            use=use,
         )
     finally:
         close()
     _write_outputs(result, log_path, export_path, html_path)
     print_summary(summary, args.json)
     return 0
+
+
+def _used_gaits(pairs: list[str], auto: bool) -> dict[str, GaitParams]:
+    """The gait files of `--use GAIT=FILE`, by the preset name they replace."""
+    if pairs and not auto:
+        raise CliError("--use replaces gaits of --gait auto; give --gait auto")
+    used = {}
+    for pair in pairs:
+        name, sep, path = pair.partition("=")
+        if not sep or not path.endswith(".toml"):
+            raise CliError(f"--use {pair!r} must look like GAIT=FILE.toml (trot=best_trot.toml)")
+        used[name] = GaitParams.load(path)
+    return used
 
 
 def _play(args: argparse.Namespace, video_path: Path | None) -> tuple[RunResult, dict]:

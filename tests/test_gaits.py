@@ -330,3 +330,19 @@ def test_gait_graph_progress_and_offsets() -> None:
     assert g.duty_factor == pytest.approx([0.6] * 4)
     with pytest.raises(GaitError):
         GaitGraph(0.5, (0.0, 0.5, 0.5, 1.2), (0.4, 0.4, 0.4, 0.4))
+
+
+def test_the_automatic_gaits_play_a_gait_file_in_place_of_its_preset() -> None:
+    from dataclasses import replace
+
+    from quadsim.gaits.schedule import GaitSchedule
+
+    trot = GaitParams.load("trot")
+    longer = replace(trot, values={**trot.values, "period_s": 0.5})
+    schedule = GaitSchedule.auto(use={"trot": longer})
+    assert schedule.at(1.8).params["period_s"] == pytest.approx(0.5)  # the trot alone there
+    assert GaitSchedule.auto().at(1.8).params["period_s"] == pytest.approx(trot["period_s"])
+    with pytest.raises(GaitError, match="the gait used as walk is a trot"):
+        GaitSchedule.auto(use={"walk": longer})
+    with pytest.raises(GaitError, match="cannot use pace in the automatic gaits; they are walk"):
+        GaitSchedule.auto(use={"pace": GaitParams.load("pace")})
