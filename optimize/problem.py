@@ -122,6 +122,7 @@ def optimization_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, 
     if getattr(args, "skill", None):
         return skill_problem(args)
     from quadsim.gaits.params import GaitParams
+    from quadsim.gaits.schedule import AUTO_BANDS
 
     # a run saved without --free is from before `style` was the default: it freed them all
     free = "all" if args.free is None and getattr(args, "resume", False) else args.free
@@ -147,6 +148,11 @@ def optimization_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, 
         "objective": "paper" if args.objective == "sim" else args.objective,
         "conditions": sim_eval.parse_conditions(getattr(args, "conditions", None)),
     }
+    if "ramp" in config["conditions"] and template.gait not in AUTO_BANDS:
+        raise OptimizeError(
+            f"--conditions ramp runs the automatic gaits ({', '.join(AUTO_BANDS)}); "
+            f"the {template.gait} is none of them"
+        )
     if args.reference:  # a missing, malformed or strideless file is the user's, before any run
         reference = str(args.reference)
         sim_eval.reference_cycle(reference, template.to_toml(), sim_eval.dog_leg_length())

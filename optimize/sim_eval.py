@@ -16,6 +16,7 @@ from quadsim.controller.profile import Profile
 from quadsim.controller.sim import Push
 from quadsim.controller.simulate import simulate
 from quadsim.gaits.params import GaitParams
+from quadsim.gaits.schedule import AUTO_BANDS
 from quadsim.mocap.motion import load_reference
 from quadsim.models import LEGS
 from quadsim.optimize.cmaes import decode_eval_seed
@@ -37,8 +38,9 @@ from quadsim.optimize.targets import load_targets
 
 SETTLE_S = 2.0  # the start from standing is not part of the style terms
 # `quadsim optimize --conditions`: episodes a candidate must also stay up in, beside the scored
-# one (the acceptance tests' 30 deg/s turn, +-2 cm rough ground and the speed ramps)
-CONDITIONS = ("turn", "rough", "band")
+# one (the acceptance tests' 30 deg/s turn, +-2 cm rough ground and the speed ramps: within the
+# gait's band, and through the automatic gaits with the candidate in place of its preset)
+CONDITIONS = ("turn", "rough", "band", "ramp")
 CONDITION_S = 10.0  # [s] each (the experiment's trot fell in the tests' turn at 8.7 s)
 TURN_RATE_DPS = 30.0
 ROUGH_M = 0.02
@@ -64,19 +66,30 @@ def parse_conditions(text: str | None) -> tuple[str, ...]:
 
 def condition_survival(params: GaitParams, condition: str, speed: float, seed: int) -> float:
     """How long [s] the gait stays up in one condition episode (CONDITION_S if it does not
-    fall): turning at TURN_RATE_DPS (left on even seeds, right on odd), on rough ground, or
-    from standing to the top of its speed band as fast as it can, then down to the bottom."""
+    fall): turning at TURN_RATE_DPS (left on even seeds, right on odd), on rough ground,
+    from standing to the top of its speed band as fast as it can, then down to the bottom
+    (band), or ramping up through the automatic gaits from 0.5 m/s below its band to 1 m/s
+    above it, the gait in place of its preset (ramp)."""
     kwargs: dict[str, Any] = {}
+    played: GaitParams | str = params
+    commanded: float | Profile = speed
     if condition == "turn":
         kwargs["turn_rate_dps"] = TURN_RATE_DPS if seed % 2 == 0 else -TURN_RATE_DPS
     elif condition == "rough":
         kwargs["terrain"] = f"rough:{ROUGH_M:g}"
     elif condition == "band":
         low, high = params.speed_band_mps
-        speed = Profile.parse(f"0:{high:g},{CONDITION_S / 2:g}:{high:g},{CONDITION_S:g}:{low:g}")
+        half, end = CONDITION_S / 2, CONDITION_S
+        commanded = Profile.parse(f"0:{high:g},{half:g}:{high:g},{end:g}:{low:g}")
+    elif condition == "ramp":
+        low, high = AUTO_BANDS[params.gait]
+        low, high = max(low - 0.5, 0.5), min(high + 1.0, max(b for _, b in AUTO_BANDS.values()))
+        commanded = Profile.parse(f"0:{low:g},{CONDITION_S:g}:{high:g}")
+        kwargs["use"] = {params.gait: params}
+        played = "auto"
     else:
         raise OptimizeError(f"unknown condition {condition!r}; choose from {', '.join(CONDITIONS)}")
-    result, _ = simulate(params, speed, CONDITION_S, seed=seed, log_hz=10.0, **kwargs)
+    result, _ = simulate(played, commanded, CONDITION_S, seed=seed, log_hz=10.0, **kwargs)
     return CONDITION_S if result.status == "ok" else float(result.fall_time_s or 0.0)
 
 

@@ -134,8 +134,9 @@ def add_parser(subparsers: Any) -> None:
         "--conditions",
         metavar="LIST",
         help="episodes each candidate must also stay up in, beside the scored one: turn (30 "
-        "deg/s), rough (+-2 cm ground), band (a ramp through the gait's speed band); "
-        "comma-separated, or all (default none)",
+        "deg/s), rough (+-2 cm ground), band (a ramp through the gait's speed band), ramp "
+        "(through the automatic gaits, the candidate in place of its preset); comma-separated, "
+        "or all (default none)",
     )
     p.add_argument("--ipop", type=int, help="IPOP restarts (default 0)")
     p.add_argument("--timeout", type=float, help="per evaluation [s] (300)")

@@ -313,5 +313,5 @@ def test_conditions_are_episodes_the_gait_must_also_stay_up_in(monkeypatch) -> N
     assert sim_eval.parse_conditions("all") == sim_eval.CONDITIONS
     assert sim_eval.parse_conditions("band, turn,band") == ("band", "turn")
     for bad in ("turn,fly", ",", "hills"):
-        with pytest.raises(OptimizeError, match="choose from turn, rough, band"):
+        with pytest.raises(OptimizeError, match="choose from turn, rough, band, ramp"):
             sim_eval.parse_conditions(bad)
