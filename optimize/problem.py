@@ -148,10 +148,11 @@ def optimization_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, 
         "objective": "paper" if args.objective == "sim" else args.objective,
         "conditions": sim_eval.parse_conditions(getattr(args, "conditions", None)),
     }
-    if "ramp" in config["conditions"] and template.gait not in AUTO_BANDS:
+    automatic = {"ramp", "stop"} & set(config["conditions"])
+    if automatic and template.gait not in AUTO_BANDS:
         raise OptimizeError(
-            f"--conditions ramp runs the automatic gaits ({', '.join(AUTO_BANDS)}); "
-            f"the {template.gait} is none of them"
+            f"--conditions {', '.join(sorted(automatic))} runs the automatic gaits "
+            f"({', '.join(AUTO_BANDS)}); the {template.gait} is none of them"
         )
     if args.reference:  # a missing, malformed or strideless file is the user's, before any run
         reference = str(args.reference)
@@ -161,7 +162,7 @@ def optimization_problem(args: argparse.Namespace) -> tuple[Callable, dict[str, 
 
     def finish(best_x: np.ndarray, result: Any) -> Path:
         best = GaitParams.from_unit(best_x, template)
-        stem = Path(str(args.gait)).stem
+        stem = template.gait  # best_trot.toml, also when --gait is a file (best_trot.toml)
         path = args.out / f"best_{stem}.toml"
         best_prov, mean_prov = provenances(args, result)
         best.save(path, provenance=best_prov)

@@ -39,10 +39,12 @@ from quadsim.optimize.targets import load_targets
 SETTLE_S = 2.0  # the start from standing is not part of the style terms
 # `quadsim optimize --conditions`: episodes a candidate must also stay up in, beside the scored
 # one (the acceptance tests' 30 deg/s turn, +-2 cm rough ground and the speed ramps: within the
-# gait's band, and through the automatic gaits with the candidate in place of its preset)
-CONDITIONS = ("turn", "rough", "band", "ramp")
+# gait's band, and through the automatic gaits with the candidate in place of its preset; and
+# the stop before a skill in a plan)
+CONDITIONS = ("turn", "rough", "band", "ramp", "stop")
 CONDITION_S = 10.0  # [s] each (the experiment's trot fell in the tests' turn at 8.7 s)
 TURN_RATE_DPS = 30.0
+STOP_AFTER_S = 3.0  # [s] of the gait before the stop condition's stop
 ROUGH_M = 0.02
 # a fall in a condition costs more than any gait that stays up scores, less than a fall in the
 # scored episode (1e4 to 2e4), graded by how long the dog stayed up
@@ -69,7 +71,9 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
     fall): turning at TURN_RATE_DPS (left on even seeds, right on odd), on rough ground,
     from standing to the top of its speed band as fast as it can, then down to the bottom
     (band), or ramping up through the automatic gaits from 0.5 m/s below its band to 1 m/s
-    above it, the gait in place of its preset (ramp)."""
+    above it, the gait in place of its preset (ramp); or, in a plan, going STOP_AFTER_S at its
+    speed, stopping and sitting for 1 s, then standing (stop: a fall's time is scaled from
+    the plan's length to CONDITION_S)."""
     kwargs: dict[str, Any] = {}
     played: GaitParams | str = params
     commanded: float | Profile = speed
@@ -87,6 +91,15 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
         commanded = Profile.parse(f"0:{low:g},{CONDITION_S:g}:{high:g}")
         kwargs["use"] = {params.gait: params}
         played = "auto"
+    elif condition == "stop":
+        from quadsim.skills.plan import parse_plan
+        from quadsim.skills.scene import planned_duration, play_plan
+
+        steps = parse_plan(f"{params.gait} {speed:g} {STOP_AFTER_S:g}; sit 1")
+        result, _ = play_plan(steps, seed=seed, log_hz=10.0, use={params.gait: params})
+        if result.status == "ok":
+            return CONDITION_S
+        return CONDITION_S * float(result.fall_time_s or 0.0) / planned_duration(steps)
     else:
         raise OptimizeError(f"unknown condition {condition!r}; choose from {', '.join(CONDITIONS)}")
     result, _ = simulate(played, commanded, CONDITION_S, seed=seed, log_hz=10.0, **kwargs)

@@ -6,7 +6,7 @@ after a skill the dog stands and a fresh gait controller starts from standing.""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from quadsim.controller.recording import DEFAULT_CAMERA, VideoRecorder
 from quadsim.controller.sim import World
 from quadsim.controller.state import DogState
 from quadsim.controller.terrain import GroundMap
+from quadsim.gaits.params import GaitParams
 from quadsim.gaits.schedule import GaitSchedule, blend
 from quadsim.skills import outcomes
 from quadsim.skills.errors import PlanError
@@ -70,12 +71,18 @@ class Played:
 class Scene:
     """The plan's driver: answers each state with a servo command, switching controllers."""
 
-    def __init__(self, world: World, steps: list[PlanStep], edges: list[Edge] = ()) -> None:
+    def __init__(
+        self,
+        world: World,
+        steps: list[PlanStep],
+        edges: list[Edge] = (),
+        use: Mapping[str, GaitParams] | None = None,
+    ) -> None:
         self.world, self.steps = world, steps
         self.edges = list(edges)  # the edge of each jump step, in order
         self.jump: JumpController | None = None
         self._after_jump = False  # the jump's trot runs on in its own parameters
-        self.schedule = GaitSchedule.auto()
+        self.schedule = GaitSchedule.auto(use=use)  # `use`: gaits in place of presets
         self.played: list[Played] = []
         self.gait: Controller | None = None
         self.posture: PostureController | None = None
@@ -315,10 +322,12 @@ def play_plan(
     log_hz: float = 200.0,
     label: str = "plan",
     platforms: Sequence[Platform] = (),
+    use: Mapping[str, GaitParams] | None = None,
 ) -> tuple[RunResult, dict]:
     """Run `plan` (a plan string or parsed steps) from standing; returns the run and its
     summary (its `gait`: `label`) with `plan` (each step's start, end and ok) and `skills`
-    (each skill's outcome); `platforms` stand in the dog's path (jump steps need them)."""
+    (each skill's outcome); `platforms` stand in the dog's path (jump steps need them);
+    `use`: gaits to play in place of the presets of their names."""
     steps = parse_plan(plan) if isinstance(plan, str) else plan
     if not (isinstance(seed, int | np.integer) and seed >= 0):
         raise PlanError(f"seed must be a whole number >= 0, got {seed!r}")
@@ -334,7 +343,7 @@ def play_plan(
         else:
             world.place_dog(world.skeleton.stand_angles() + rng.normal(0.0, 0.01, world.n_joints))
             standing = world.trunk_heights()  # a gait first would lower them at once
-        scene = Scene(world, steps, edges)
+        scene = Scene(world, steps, edges, use)
         body = (world.stand_height, world.skeleton.spec.foot_radius)
         recorder = VideoRecorder(record, camera=camera) if record else None
         try:
