@@ -115,10 +115,24 @@ def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def gait_controller(skeleton: Skeleton, ground_map: GroundMap, state: DogState) -> Controller:
-    """A trot controller facing the dog's heading now, its speed ramp starting at the dog's
-    forward speed (a trot resumed, not started from standing)."""
-    c = Controller(skeleton, GaitParams.load("trot"), dt=1e-3, ground_map=ground_map)
+def jump_trot(name_or_path: str | Path) -> GaitParams:
+    """The trot a jump's file names (`gait`: a preset, or a gait file beside the skill file):
+    the one its leap was tuned with, for the approach and the trot on ("trot" if none)."""
+    gait = SkillFile.load(name_or_path).doc.get("gait", "trot")
+    if not isinstance(gait, str):
+        raise SkillError(f"{name_or_path}: gait must name a trot preset or gait file, got {gait!r}")
+    trot = GaitParams.load(gait)
+    if trot.gait != "trot":
+        raise SkillError(f"{name_or_path}: its gait {gait!r} is a {trot.gait}; a jump trots")
+    return trot
+
+
+def gait_controller(
+    skeleton: Skeleton, ground_map: GroundMap, state: DogState, trot: GaitParams
+) -> Controller:
+    """A controller of `trot` facing the dog's heading now, its speed ramp starting at the
+    dog's forward speed (a trot resumed, not started from standing)."""
+    c = Controller(skeleton, trot, dt=1e-3, ground_map=ground_map)
     c.command.heading_rad = float(yaw_of(state.base_quat[None])[0])
     return c
 
@@ -138,10 +152,12 @@ class JumpController:
         state: DogState | None = None,
         gait: Controller | None = None,
         leap: Leap | None = None,
+        trot: GaitParams | None = None,
     ) -> None:
         self.skeleton, self.ground_map = skeleton, ground_map
         self.kind, self.edge_x, self.height = kind, edge_x, height
         self.leap = load_leap(kind) if leap is None else leap
+        self.trot = jump_trot(kind) if trot is None else trot
         self.gait = gait
         self.phase = "approach"
         self.times: dict[str, float] = {}
@@ -159,7 +175,7 @@ class JumpController:
 
     def step(self, state: DogState) -> ServoCommand:
         if self.gait is None:
-            self.gait = gait_controller(self.skeleton, self.ground_map, state)
+            self.gait = gait_controller(self.skeleton, self.ground_map, state, self.trot)
         if self.phase == "approach":
             self.gait.command.speed_mps = self.leap.speed_mps
             chest_x = state.link_pos[state.link_index("chest"), 0]
@@ -178,7 +194,7 @@ class JumpController:
             self._pose = state.q.copy()
         elif phase == "trot":
             speed = float(state.base_vel[0])
-            self.gait = gait_controller(self.skeleton, self.ground_map, state)
+            self.gait = gait_controller(self.skeleton, self.ground_map, state, self.trot)
             self.gait.state.speed = min(max(speed, 0.0), self.leap.speed_mps)
             self.gait.command.speed_mps = self.leap.trot_on_mps
 

@@ -38,6 +38,7 @@ from quadsim.skills.jump import (
     edges_for,
     ground_of,
     judge_jump,
+    jump_trot,
     load_leap,
 )
 from quadsim.skills.plan import PlanStep, parse_plan
@@ -146,6 +147,7 @@ class Scene:
                 abs(edge.after_m - edge.before_m),
                 gait=self.gait,
                 leap=load_leap(step.source) if step.source else None,
+                trot=jump_trot(step.source or step.name),
             )
             self.played[-1].extra |= {"edge": edge, "times": self.jump.times}
         else:

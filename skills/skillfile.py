@@ -89,6 +89,9 @@ class SkillFile:
             if not low <= value <= high:
                 raise SkillError(f"{where}: {path} = {value:g} lies outside its bounds")
             bounds[path] = (low, high)
+        gait = doc.get("gait")
+        if isinstance(gait, str) and gait.endswith(".toml") and not Path(gait).is_absolute():
+            doc["gait"] = str((where.parent / gait).resolve())  # so a tuned copy finds it too
         provenance = doc.pop("provenance", {})
         if not isinstance(doc.get("skill"), str) or not isinstance(provenance, dict):
             raise SkillError(f'{where}: a skill file names its skill (skill = "NAME")')
