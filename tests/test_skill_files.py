@@ -12,7 +12,7 @@ from quadsim.optimize.errors import OptimizeError
 from quadsim.optimize.skill_eval import LANDING_FLOOR, NO_TROT, WEIGHTS, score_jump
 from quadsim.scripts.cli import main
 from quadsim.skills.errors import SkillError
-from quadsim.skills.jump import JUMPS, load_leap
+from quadsim.skills.jump import JUMPS, jump_trot, load_leap
 from quadsim.skills.posture import Skill, skill_names
 from quadsim.skills.skillfile import SkillFile
 
@@ -37,6 +37,9 @@ def test_a_jump_file_round_trips_through_the_unit_box(name: str, tmp_path: Path)
         value = getattr(leap, where[0])[last] if where else getattr(leap, last)
         assert value == pytest.approx(high), free
     assert name not in skill_names()  # a jump is no posture
+    # the trot its leap was tuned with, found from a tuned copy elsewhere too
+    assert jump_trot(path).values == jump_trot(name).values
+    assert jump_trot(name).provenance["source"] == "preset"  # the hand-tuned trot
 
 
 def test_bad_skill_files_are_refused_naming_the_problem(tmp_path: Path) -> None:
