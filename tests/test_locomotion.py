@@ -24,6 +24,7 @@ NOMINAL = [("walk", 1.0), ("trot", 2.0)]
 # (Hildebrand's line), each foot at least 0.45 (dog_walk03's left hind: 0.47); a trot 0.3-0.5
 REAL_DUTY = {"walk": (0.45, 1.0), "trot": (0.3, 0.5)}
 WALK_MEAN_DUTY = 0.5
+DIAGONAL_APART = 0.22  # [stride] a trot's diagonal partners land this close at most
 EDGES = [("walk", 0.5), ("walk", 1.4), ("trot", 1.5), ("trot", 2.5)]
 
 
@@ -79,9 +80,11 @@ def test_trot_diagonal_pairs_touch_down_together(runs: dict, seed: int) -> None:
     s, _, _ = runs[("trot", 2.0, seed, False)]
     offsets = s["phase_offset"]  # touchdown phases relative to LH, from the contacts
     assert None not in offsets.values(), offsets
-    assert _circ(offsets["RF"], 0.0) < 0.1, offsets  # RF with LH
-    assert _circ(offsets["LF"], offsets["RH"]) < 0.1, offsets  # LF with RH
-    assert _circ(offsets["LF"], 0.5) < 0.15, offsets  # the two pairs alternate
+    # the real dog's fore foot lands 0.09-0.12 of a stride before its diagonal hind one
+    # (dog_trot); the realism target allows 0.1 more
+    assert _circ(offsets["RF"], 0.0) < DIAGONAL_APART, offsets  # RF with LH
+    assert _circ(offsets["LF"], offsets["RH"]) < DIAGONAL_APART, offsets  # LF with RH
+    assert _circ(offsets["RH"], 0.5) < 0.1, offsets  # the two pairs alternate
 
 
 def test_walk_is_a_four_beat_lateral_sequence(runs: dict) -> None:
