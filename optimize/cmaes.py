@@ -554,7 +554,8 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
         run_dir=rd,
         interrupted=interrupted,
         stop_reason="interrupted" if interrupted else state["stop_reason"],
-        mean_x=np.clip(np.asarray(es.mean, dtype=float), 0.0, 1.0),
+        # the checkpoint's: an interrupt can land after a generation was told but not saved
+        mean_x=np.clip(np.asarray(pickle.loads(state["es"]).mean, dtype=float), 0.0, 1.0),
     )
 
 
