@@ -229,10 +229,14 @@ class Scene:
     # ------------------------------------------------------------------ skills
 
     def _to_posture(self, state: DogState) -> None:
-        """From the gait's last pose to standing, by the posture controller."""
+        """From the gait's last pose to standing, by the posture controller. The legs keep
+        their roll, so the feet stay as wide as the gait left them: rolled to standing's
+        they were dragged in while planted, and the dog tipped over later, standing up from
+        a sit (the hand-tuned walk at 1.2 m/s on 2 of 3 seeds)."""
         sk = self.world.skeleton
         self.timeline = Timeline(sk, start_s=state.t, pose=state.q.copy())
-        stand = {j: STAND for j in sk.joint_names}
+        rolls = {j.name for j in sk.joints if j.kind in ("hip_roll", "shoulder_roll")}
+        stand = {j: STAND for j in sk.joint_names if j not in rolls}
         self.timeline.add((Keyframe(EASE_S, 1.0, stand),), state.t)
         self.timeline.hold(SETTLE_S)
         self.posture = PostureController(sk, self.timeline)
