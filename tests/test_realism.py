@@ -1,8 +1,8 @@
 """Issue 29's realism targets, against the real dog's clips (slow): the trot that
 `quadsim optimize` made against dog_trot with the turn, rough-ground and speed-band conditions
-(docs/experiments/optimize-trot-robust-2026-12-04; not yet the preset: in the plan
-`trot 2.0 3; sit 2; walk 1.0 2` it stops with its feet wide and the dog tips over standing up
-from the sit, 4 of 7 seeds) at the clip's Froude-scaled speed, measured against the clip.
+(docs/experiments/optimize-trot-robust-2026-12-04; not yet the preset: from it, 8 of 12
+of the optimizer's generation 1 fall at the default step, and `--recover` fails after the
+900 N push) at the clip's Froude-scaled speed, measured against the clip.
 
 The clips are read from ../shared/data/dog_mocap (CC BY-NC 4.0, never copied in); the
 comparison is `quadsim compare`'s (quadsim.optimize.compare.compare_log).
