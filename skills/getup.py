@@ -95,13 +95,20 @@ def standing_heights(spec: str) -> np.ndarray:
         return world.trunk_heights()
 
 
-def walk_speed(log: dict, start_s: float, end_s: float) -> float:
-    """Mean speed [m/s] from `start_s` to `end_s` along the heading the dog had at
-    `start_s` (a get-up leaves it facing wherever the roll turned it)."""
+def along_heading(log: dict, start_s: float, end_s: float) -> np.ndarray:
+    """The trunk's speed [m/s] at each logged sample from `start_s` to `end_s` along the
+    heading the dog had at `start_s` (a get-up leaves it facing wherever the roll turned it)."""
     t = np.asarray(log["t"])
     w = (t >= start_s) & (t <= end_s)
     if not w.any():
-        return 0.0
+        return np.zeros(0)
     heading = float(yaw_of(np.asarray(log["base_quat"])[w][:1])[0])
     vel = np.asarray(log["base_vel"])[w]
-    return float(np.mean(vel[:, 0] * math.cos(heading) + vel[:, 1] * math.sin(heading)))
+    return vel[:, 0] * math.cos(heading) + vel[:, 1] * math.sin(heading)
+
+
+def walk_speed(log: dict, start_s: float, end_s: float) -> float:
+    """Mean speed [m/s] from `start_s` to `end_s` along the heading the dog had at
+    `start_s`."""
+    along = along_heading(log, start_s, end_s)
+    return float(np.mean(along)) if len(along) else 0.0

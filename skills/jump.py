@@ -20,13 +20,13 @@ from quadsim.controller.pd import ServoCommand, gain_arrays
 from quadsim.controller.stand import leg_kinematics
 from quadsim.controller.state import DogState
 from quadsim.controller.terrain import GroundMap, platform_box
+from quadsim.gaits.errors import GaitError
 from quadsim.gaits.params import GaitParams
 from quadsim.models import GRAVITY_MPS2, Skeleton
 from quadsim.skills.errors import PlanError, SkillError
 from quadsim.skills.posture import STAND, pose_angles
-from quadsim.skills.skillfile import SkillFile
+from quadsim.skills.skillfile import JUMPS, SkillFile
 
-JUMPS = ("jump-onto", "jump-off")
 FORE_FEET, HIND_FEET = [0, 1], [2, 3]
 LANDED_WITHIN_M = 0.05  # a foot has landed when it touches the far side's ground this close
 
@@ -80,9 +80,14 @@ STAND_FORE = {"shoulder_pitch": "stand", "elbow": "stand", "wrist": "stand"}
 STAND_HIND = {"hip_pitch": "stand", "knee": "stand", "hock": "stand"}
 
 
-def load_leap(name_or_path: str | Path) -> Leap:
+POSES = ("fore_tuck", "fore_reach", "hind_extend", "hind_tuck", "hind_reach", "head")
+
+
+def load_jump(name_or_path: str | Path) -> tuple[Leap, GaitParams]:
     """The leap of a jump's skill file (skills/presets/jump-onto.toml, jump-off.toml, or a
-    tuned copy's path); a SkillError names what is missing or extra."""
+    tuned copy's path) and the trot it names (`gait`: a preset, or a gait file beside the
+    skill file; "trot" if none), the one its leap was tuned with, for the approach and the
+    trot on. A SkillError names what is missing, extra or of the wrong kind."""
     doc = SkillFile.load(name_or_path).doc
     if doc.get("skill") not in JUMPS or not isinstance(doc.get("leap"), dict):
         raise SkillError(
@@ -98,33 +103,29 @@ def load_leap(name_or_path: str | Path) -> Leap:
             f"{name_or_path}: its [leap] table lacks {', '.join(missing) or 'nothing'} and has "
             f"unknown {', '.join(extra) or 'nothing'}"
         )
-    for f in fields(Leap):  # numbers, and poses of numbers or "stand"
-        value = table.get(f.name, f.default)
-        if "dict" in str(f.type):
+    for name in wanted:  # numbers, and poses of numbers or "stand"
+        value = table.get(name, 0.0)
+        if name in POSES:
             angles = value.values() if isinstance(value, dict) else [None]
-            ok = all(v == STAND or _is_number(v) for v in angles)
-            want = 'a pose {JOINT = angle or "stand"}'
+            ok, want = all(v == STAND or _is_number(v) for v in angles), "a pose {JOINT = angle}"
         else:
             ok, want = _is_number(value), "a number"
         if not ok:
-            raise SkillError(f"{name_or_path}: leap.{f.name} must be {want}, got {value!r}")
-    return Leap(**table)
+            raise SkillError(f"{name_or_path}: leap.{name} must be {want}, got {value!r}")
+    gait = doc.get("gait", "trot")
+    if not isinstance(gait, str):
+        raise SkillError(f"{name_or_path}: gait must name a trot preset or gait file, got {gait!r}")
+    try:
+        trot = GaitParams.load(gait)
+    except GaitError as exc:
+        raise SkillError(f"{name_or_path}: its gait: {exc}") from None
+    if trot.gait != "trot":
+        raise SkillError(f"{name_or_path}: its gait {gait!r} is a {trot.gait}; a jump trots")
+    return Leap(**table), trot
 
 
 def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def jump_trot(name_or_path: str | Path) -> GaitParams:
-    """The trot a jump's file names (`gait`: a preset, or a gait file beside the skill file):
-    the one its leap was tuned with, for the approach and the trot on ("trot" if none)."""
-    gait = SkillFile.load(name_or_path).doc.get("gait", "trot")
-    if not isinstance(gait, str):
-        raise SkillError(f"{name_or_path}: gait must name a trot preset or gait file, got {gait!r}")
-    trot = GaitParams.load(gait)
-    if trot.gait != "trot":
-        raise SkillError(f"{name_or_path}: its gait {gait!r} is a {trot.gait}; a jump trots")
-    return trot
 
 
 def gait_controller(
@@ -149,25 +150,24 @@ class JumpController:
         kind: str,
         edge_x: float,
         height: float,
-        state: DogState | None = None,
         gait: Controller | None = None,
-        leap: Leap | None = None,
-        trot: GaitParams | None = None,
+        source: str | Path | None = None,
     ) -> None:
         self.skeleton, self.ground_map = skeleton, ground_map
         self.kind, self.edge_x, self.height = kind, edge_x, height
-        self.leap = load_leap(kind) if leap is None else leap
-        self.trot = jump_trot(kind) if trot is None else trot
+        self.leap, self.trot = load_jump(kind if source is None else source)
         self.gait = gait
         self.phase = "approach"
         self.times: dict[str, float] = {}
         self.kp, self.kd = gain_arrays(skeleton)
         self.legs, self.leg_idx = leg_kinematics(skeleton)
         self.weight_n = skeleton.total_mass * GRAVITY_MPS2
-        self._pose = skeleton.stand_angles()
-        self._zero = np.zeros(len(self._pose))
+        self._base = skeleton.stand_angles()  # the leap's poses start from it (set at launch)
+        self._poses: dict[tuple[str, str | None], np.ndarray] = {}  # made once each
+        self._zero = np.zeros(len(self._base))
         self._landed = np.zeros(4, dtype=bool)
-        self._land_from: dict[int, tuple[float, np.ndarray]] = {}
+        # per landed pair: when it landed, its pose then and its standing pose
+        self._land_from: dict[int, tuple[float, np.ndarray, np.ndarray]] = {}
         self.landing_z = ground_map.height(edge_x + 0.05, 0.0)  # the far side's ground [m]
         self.foot_radius = skeleton.spec.foot_radius
 
@@ -191,7 +191,7 @@ class JumpController:
         self.phase = phase
         self.times[phase] = state.t
         if phase == "launch":
-            self._pose = state.q.copy()
+            self._base = pose_angles(self.skeleton, state.q, self.leap.head)
         elif phase == "trot":
             speed = float(state.base_vel[0])
             self.gait = gait_controller(self.skeleton, self.ground_map, state, self.trot)
@@ -205,22 +205,21 @@ class JumpController:
         leap, sk = self.leap, self.skeleton
         since = state.t - self.times["launch"]
         push = np.zeros((4, 3))  # what each foot pushes on the ground [N, world]
-        pose = pose_angles(sk, self._pose, leap.head)
         half = self.weight_n / 2
         if since < leap.fore_push_s:
             push[FORE_FEET, 2] = -leap.fore_up * half
-            pose = pose_angles(sk, pose, STAND_FORE)
+            fore = "stand"
         else:
-            fore = leap.fore_reach if since >= leap.fore_reach_s else leap.fore_tuck
-            pose = pose_angles(sk, pose, fore)
+            fore = "fore_reach" if since >= leap.fore_reach_s else "fore_tuck"
         hind_end = leap.hind_start_s + leap.hind_push_s
+        hind = None
         if leap.hind_start_s <= since < hind_end:
             push[HIND_FEET] = (-leap.hind_forward * half, 0.0, -leap.hind_up * half)
-            pose = pose_angles(sk, pose, leap.hind_extend)
+            hind = "hind_extend"
         elif since >= hind_end:
             clear = state.foot_pos[HIND_FEET, 0].min() >= self.edge_x + leap.hind_clear_m
-            hind = leap.hind_reach if clear or since >= leap.hind_reach_s else leap.hind_tuck
-            pose = pose_angles(sk, pose, hind)
+            hind = "hind_reach" if clear or since >= leap.hind_reach_s else "hind_tuck"
+        pose = self._leap_pose(fore, hind)
         pushed = np.array([since >= leap.fore_push_s] * 2 + [since >= hind_end] * 2)
         on_far_side = (state.foot_pos[:, 0] > self.edge_x) & (
             np.abs(state.foot_pos[:, 2] - self.foot_radius - self.landing_z) < LANDED_WITHIN_M
@@ -230,13 +229,12 @@ class JumpController:
             if self._landed[pair].any():  # eased to standing: straightening at once kicks
                 key = pair[0]
                 if key not in self._land_from:
-                    self._land_from[key] = (state.t, pose.copy())
-                t0, before = self._land_from[key]
+                    self._land_from[key] = (state.t, pose, pose_angles(sk, pose, stand))
+                t0, before, standing = self._land_from[key]
                 a = min((state.t - t0) / leap.land_ease_s, 1.0)
-                eased = before + (pose_angles(sk, before, stand) - before) * a * a * (3 - 2 * a)
-                pose = pose_angles(sk, pose, {})
                 idx = self.leg_idx[pair].ravel()
-                pose[idx] = eased[idx]
+                pose = pose.copy()  # the cached poses stay as made
+                pose[idx] = (before + (standing - before) * a * a * (3 - 2 * a))[idx]
         down = self._landed & state.foot_contact
         if down.any():
             if self.phase == "launch":
@@ -251,6 +249,21 @@ class JumpController:
                 return self.gait.step(state)
         tau = self._through_legs(state, push)
         return ServoCommand(tau, pose, self._zero, self.kp, self.kd)
+
+    def _leap_pose(self, fore: str, hind: str | None) -> np.ndarray:
+        """The joint targets of the fore legs' pose `fore` ("stand" or a Leap pose's name)
+        and the hind legs' `hind` (None: as at launch) on the launch pose with the leap's
+        head, made the first time they are asked for (read-only: callers copy to change)."""
+        pose = self._poses.get((fore, hind))
+        if pose is None:
+            sk, leap = self.skeleton, self.leap
+            fore_pose = STAND_FORE if fore == "stand" else getattr(leap, fore)
+            pose = pose_angles(sk, self._base, fore_pose)
+            if hind is not None:
+                pose = pose_angles(sk, pose, getattr(leap, hind))
+            pose.setflags(write=False)
+            self._poses[(fore, hind)] = pose
+        return pose
 
     def _levelling(self, state: DogState, down: np.ndarray) -> np.ndarray:
         """Extra ground reactions [N, up] of the `down` feet that turn the trunk (chest and
@@ -276,7 +289,7 @@ class JumpController:
         R = np.stack([R_front, R_front, R_back, R_back])
         force_leg = np.einsum("kji,kj->ki", R, push_world)
         _, jac = self.legs.foot_jacobian(state.q[self.leg_idx])
-        tau = np.zeros(len(self._pose))
+        tau = np.zeros(len(self._base))
         tau[self.leg_idx] += np.einsum("kij,ki->kj", jac, force_leg)
         return tau
 

@@ -5,9 +5,7 @@ ground and back in to rise)."""
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -16,15 +14,14 @@ from quadsim.controller.stand import StandController
 from quadsim.controller.state import DogState
 from quadsim.models import Skeleton
 from quadsim.skills.errors import SkillError
+from quadsim.skills.skillfile import JUMPS, PRESET_DIR, read_skill, skill_file
 
-PRESET_DIR = Path(__file__).parent / "presets"
 STAND = "stand"  # a pose value: the joint's standing angle
 
 
 def skill_names() -> list[str]:
-    """The posture skills' names (the jumps' files, with a [leap] table, are skills/jump.py's)."""
-    files = PRESET_DIR.glob("*.toml")
-    return sorted(p.stem for p in files if "leap" not in tomllib.loads(p.read_text()))
+    """The posture skills' names (the jumps' files are skills/jump.py's)."""
+    return sorted(p.stem for p in PRESET_DIR.glob("*.toml") if p.stem not in JUMPS)
 
 
 @dataclass(frozen=True)
@@ -54,8 +51,7 @@ class Skill:
     def load(name: str) -> Skill:
         if name not in skill_names():
             raise SkillError(f"unknown skill {name!r}; skills: {', '.join(skill_names())}")
-        path = PRESET_DIR / f"{name}.toml"
-        data = tomllib.loads(path.read_text())
+        path, data = skill_file(name), read_skill(name)
 
         def frames(key: str) -> tuple[Keyframe, ...]:
             out = tuple(

@@ -17,7 +17,7 @@ from quadsim.controller.sim import World
 from quadsim.controller.state import DogState
 from quadsim.models import Skeleton
 from quadsim.skills import outcomes
-from quadsim.skills.getup import GetUpPlan, get_up_timeline
+from quadsim.skills.getup import GetUpPlan, along_heading, get_up_timeline
 from quadsim.skills.posture import STAND, Keyframe, PostureController, Timeline
 
 RELAX_S = 0.4  # [s] after a fall the legs ease to the standing pose (out from the body)
@@ -134,12 +134,8 @@ class Recovery(StepHook):
 def _best_second(log: dict, start_s: float, end_s: float) -> float:
     """The best one-second mean speed [m/s] from `start_s` to `end_s`, along the heading the
     dog had at `start_s`."""
-    t = np.asarray(log["t"])
-    w = (t >= start_s) & (t <= end_s)
-    heading = float(yaw_of(np.asarray(log["base_quat"])[w][:1])[0])
-    vel = np.asarray(log["base_vel"])[w]
-    along = vel[:, 0] * math.cos(heading) + vel[:, 1] * math.sin(heading)
-    per_second = max(int(round(1.0 / float(np.median(np.diff(t))))), 1)
+    along = along_heading(log, start_s, end_s)
+    per_second = max(int(round(1.0 / float(np.median(np.diff(log["t"]))))), 1)
     if len(along) < per_second:
         return 0.0
     return float(np.convolve(along, np.ones(per_second) / per_second, mode="valid").max())

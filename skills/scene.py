@@ -38,8 +38,6 @@ from quadsim.skills.jump import (
     edges_for,
     ground_of,
     judge_jump,
-    jump_trot,
-    load_leap,
 )
 from quadsim.skills.plan import PlanStep, parse_plan
 from quadsim.skills.posture import STAND, Keyframe, PostureController, Skill, Timeline
@@ -146,8 +144,7 @@ class Scene:
                 edge.x_m,
                 abs(edge.after_m - edge.before_m),
                 gait=self.gait,
-                leap=load_leap(step.source) if step.source else None,
-                trot=jump_trot(step.source or step.name),
+                source=step.source,
             )
             self.played[-1].extra |= {"edge": edge, "times": self.jump.times}
         else:

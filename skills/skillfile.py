@@ -4,20 +4,21 @@ the file written back with the tuned values and their provenance."""
 
 from __future__ import annotations
 
-import json
+import copy
 import math
 import os
-import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 from quadsim.skills.errors import SkillError
 
 PRESET_DIR = Path(__file__).parent / "presets"
-BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+JUMPS = ("jump-onto", "jump-off")  # the skills whose files hold a leap (skills/jump.py)
 
 
 def skill_file(name_or_path: str | Path) -> Path:
@@ -112,7 +113,7 @@ class SkillFile:
         """A copy with the free parameters at `x` (clipped to the unit box)."""
         if len(x) != len(self.bounds):
             raise SkillError(f"{self.name} has {len(self.bounds)} free parameters, got {len(x)}")
-        doc = json.loads(json.dumps(self.doc))  # deep copy of plain TOML data
+        doc = copy.deepcopy(self.doc)
         for xi, (path, (lo, hi)) in zip(x, self.bounds.items(), strict=True):
             _set(doc, path, round(lo + min(max(float(xi), 0.0), 1.0) * (hi - lo), 6))
         return SkillFile(doc, dict(self.bounds))  # new values: the file's provenance is not theirs
@@ -126,7 +127,7 @@ class SkillFile:
         if prov:
             doc["provenance"] = dict(prov)
         head = "# quadsim skill file (skills/skillfile.py); [bounds]: what optimize --skill tunes\n"
-        return head + _dumps(doc)
+        return head + tomli_w.dumps(doc)
 
     def save(self, path: str | Path, provenance: Mapping[str, object] | None = None) -> None:
         """Write the file atomically."""
@@ -134,46 +135,3 @@ class SkillFile:
         tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_text(self.to_toml(provenance))
         os.replace(tmp, path)
-
-
-def _key(k: str) -> str:
-    return k if BARE_KEY.match(k) else json.dumps(k)
-
-
-def _value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int | float):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + " }"
-    raise SkillError(f"cannot write {v!r} to a skill file")
-
-
-def _is_table_array(v: Any) -> bool:
-    return isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)
-
-
-def _dumps(doc: Mapping[str, Any]) -> str:
-    """TOML of a skill document: top-level values, then one [table] per mapping (nested
-    mappings inline: poses) and [[array]] entries."""
-
-    def pairs(table: Mapping[str, Any]) -> list[str]:
-        return [f"{_key(k)} = {_value(v)}" for k, v in table.items()]
-
-    lines = pairs({k: v for k, v in doc.items() if not _is_section(v)})
-    for k, v in doc.items():
-        if isinstance(v, dict):
-            lines += ["", f"[{_key(k)}]", *pairs(v)]
-        elif _is_table_array(v):
-            for entry in v:
-                lines += ["", f"[[{_key(k)}]]", *pairs(entry)]
-    return "\n".join(lines) + "\n"
-
-
-def _is_section(v: Any) -> bool:
-    return isinstance(v, dict) or _is_table_array(v)

@@ -188,13 +188,13 @@ def test_mutated_gait_files_load_or_name_the_problem(text: str, tmp_path_factory
 @FUZZ
 @given(text=_mutations([SKILL_DIR / "jump-onto.toml", SKILL_DIR / "jump-off.toml"]))
 def test_mutated_jump_files_load_or_name_the_problem(text: str, tmp_path_factory) -> None:
-    from quadsim.skills.jump import load_leap
+    from quadsim.skills.jump import load_jump
     from quadsim.skills.skillfile import SkillFile
 
     path = Path(tmp_path_factory.mktemp("jump")) / "mutated.toml"
     path.write_text(text)
     try:
-        leap = load_leap(path)
+        leap, _ = load_jump(path)
         skill = SkillFile.load(path)
     except QuadsimError as exc:
         assert "mutated.toml" in str(exc), exc
