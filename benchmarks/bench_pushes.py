@@ -23,9 +23,10 @@ import math
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from bench_gaits import NOMINAL, RESULTS, write_section
+from bench_gaits import RESULTS, write_section
 
 import quadsim
+from quadsim.gaits.params import NOMINAL_SPEED_MPS
 from quadsim.plots import plot_pushes_survived
 
 DIRECTIONS_DEG = tuple(range(0, 360, 45))
@@ -40,7 +41,12 @@ def survives(gait: str, direction_deg: float, force_n: float, seed: int) -> bool
     a = math.radians(direction_deg)
     push = quadsim.Push(PUSH_AT_S, (force_n * math.cos(a), force_n * math.sin(a), 0.0), PUSH_S)
     _, summary = quadsim.simulate(
-        gait, NOMINAL[gait], PUSH_AT_S + PUSH_S + RECOVER_S, seed=seed, pushes=[push], log_hz=20.0
+        gait,
+        NOMINAL_SPEED_MPS[gait],
+        PUSH_AT_S + PUSH_S + RECOVER_S,
+        seed=seed,
+        pushes=[push],
+        log_hz=20.0,
     )
     return not summary["fell"]
 
@@ -95,7 +101,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=4, help="simulations per bisection")
     ap.add_argument("--max-force", type=float, default=1600.0, help="[N], the bisection's top")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--gaits", default=",".join(NOMINAL))
+    ap.add_argument("--gaits", default=",".join(NOMINAL_SPEED_MPS))
     ap.add_argument("--survival", metavar="GAIT=N*s,...", help="count survivals of one impulse")
     args = ap.parse_args()
     if args.survival:
@@ -116,7 +122,7 @@ def main() -> None:
             impulse[gait][direction] = min(kept, force * PUSH_S)
     lines = table(impulse, args.max_force)
     print("\n".join(lines))
-    titles = {g: f"{g} at {NOMINAL[g]:g} m/s" for g in gaits}
+    titles = {g: f"{g} at {NOMINAL_SPEED_MPS[g]:g} m/s" for g in gaits}
     plot_pushes_survived({titles[g]: by_direction for g, by_direction in impulse.items()}, FIGURE)
     step = args.max_force * PUSH_S / 2 ** (args.steps - 1)
     how = (

@@ -20,12 +20,12 @@ import subprocess
 import sys
 import time
 
-from bench_gaits import NOMINAL, RESULTS, write_section
+from bench_gaits import RESULTS, write_section
 
 from quadsim.controller.episode import run_episode
 from quadsim.controller.loop import Controller
 from quadsim.controller.sim import World
-from quadsim.gaits.params import GaitParams
+from quadsim.gaits.params import NOMINAL_SPEED_MPS, GaitParams
 
 PARTS = ("read", "control", "servo", "physics")
 clock = time.perf_counter
@@ -62,7 +62,7 @@ def measure(gait: str, seconds: float) -> dict[str, float]:
     params = GaitParams.load(gait)
     with TimedWorld() as world:
         ctrl = Controller(world.skeleton, params)
-        ctrl.command.speed_mps = NOMINAL[gait]
+        ctrl.command.speed_mps = NOMINAL_SPEED_MPS[gait]
         control = ctrl.step
 
         def timed_step(state):  # noqa: ANN001, ANN202 - DogState -> ServoCommand
@@ -88,7 +88,7 @@ WHOLE_RUN_S = 10.0
 def whole_run(gait: str, repeats: int) -> float:
     """Simulated over wall seconds of whole `quadsim run ... --json` processes (median)."""
     command = [sys.executable, "-m", "quadsim.scripts.cli", "run", "--gait", gait]
-    command += ["--speed", str(NOMINAL[gait]), "--duration", str(WHOLE_RUN_S), "--json"]
+    command += ["--speed", str(NOMINAL_SPEED_MPS[gait]), "--duration", str(WHOLE_RUN_S), "--json"]
     factors = []
     for _ in range(repeats):
         start = clock()
@@ -114,7 +114,7 @@ def table(rows: dict[str, dict[str, float]]) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=3.0, help="simulated seconds per run")
-    ap.add_argument("--gaits", default=",".join(NOMINAL))
+    ap.add_argument("--gaits", default=",".join(NOMINAL_SPEED_MPS))
     ap.add_argument("--repeats", type=int, default=3, help="runs per gait; the fastest counts")
     ap.add_argument("--write", action="store_true", help="rewrite docs/results.md's table")
     args = ap.parse_args()

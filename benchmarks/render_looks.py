@@ -16,7 +16,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from bench_gaits import NOMINAL
 from PIL import Image
 
 from quadsim.controller.drive import Driver
@@ -27,7 +26,7 @@ from quadsim.controller.recording import FollowCamera, VideoRecorder
 from quadsim.controller.sim import World
 from quadsim.controller.simulate import CONTROL_DT, START_POSE_NOISE_RAD
 from quadsim.controller.state import DogState
-from quadsim.gaits.params import GaitParams
+from quadsim.gaits.params import NOMINAL_SPEED_MPS, GaitParams
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 PICTURE_AT_S = 2.6  # [s] into the trot: at speed, the legs spread mid-stride
@@ -88,7 +87,7 @@ def run(gait: str, speed: float, duration: float, recorder: object, renderer: st
 
 def picture(out: Path) -> None:
     snap = Snapshot(PICTURE_AT_S)
-    run("trot", NOMINAL["trot"], PICTURE_AT_S + 0.01, snap, "tiny")
+    run("trot", NOMINAL_SPEED_MPS["trot"], PICTURE_AT_S + 0.01, snap, "tiny")
     both = np.concatenate(snap.views, axis=1)[PICTURE_ROWS]  # less empty sky
     Image.fromarray(both).save(out, optimize=True)
     print(f"{out}: {out.stat().st_size / 1e3:.0f} kB")
@@ -96,7 +95,7 @@ def picture(out: Path) -> None:
 
 def clips(folder: Path, seconds: float, size: tuple[int, int]) -> None:
     folder.mkdir(exist_ok=True)
-    for gait, speed in NOMINAL.items():
+    for gait, speed in NOMINAL_SPEED_MPS.items():
         start = speed / ACCEL_MPS2 + SETTLE_S
         path = folder / f"{gait}.mp4"
         recorder = LateRecorder(path, start, size)

@@ -607,6 +607,95 @@ cdef class LegFrames:
                     self._leg_force[k, 2] += frame_force[f, 2] / n
 
 
+cdef class HangingChains:
+    """The upper body's chains of pitch-then-yaw joints that hang off a leg frame (neck and
+    head off the chest, the tail off the pelvis): the joint torques [N*m] that hold each
+    chain up against gravity in its pose now, tau_j = (a_j x (C_j - M_j p_j)) . g z, with
+    M_j and C_j the mass and first moment of everything beyond joint j.
+
+    Per link, in chain order (a chain's links follow one another; `root` says which frame a
+    chain starts from, 0 chest, 1 pelvis, and -1 a link that continues the chain before):
+    root, origin (3) [m] in the parent's frame, centre of mass (3) [m] in its own frame,
+    mass [kg], and the indices of its pitch and yaw joints among the skeleton's joints.
+    """
+
+    cdef int n
+    cdef int root[16]
+    cdef double origin[16][3]
+    cdef double centre[16][3]
+    cdef double mass[16]
+    cdef Py_ssize_t joint[16][2]
+    cdef double gravity
+
+    def __init__(self, root, origin, centre, mass, joint, double gravity):
+        cdef int i
+        self.n = len(mass)
+        if self.n > 16 or root[0] < 0:
+            raise ValueError("at most 16 links, the first starting a chain")
+        for i in range(self.n):
+            self.root[i], self.mass[i] = root[i], mass[i]
+            self.joint[i][0], self.joint[i][1] = joint[i][0], joint[i][1]
+            self.origin[i][0], self.origin[i][1], self.origin[i][2] = origin[i]
+            self.centre[i][0], self.centre[i][1], self.centre[i][2] = centre[i]
+        self.gravity = gravity
+
+    def torques(self, const double[:, :, ::1] frame_R, const double[::1] q, double[::1] tau):
+        """Write each chain joint's holding torque into tau (n_joints), the chains' roots
+        turned by frame_R (2, 3, 3) (chest, pelvis) and their joints at angles q."""
+        cdef int i, a, b, k
+        cdef double R[3][3]
+        cdef double T[3][3]
+        cdef double p[16][3]
+        cdef double axis[16][2][2]  # the pitch and yaw axes' x and y (z adds no torque)
+        cdef double com[16][3]
+        cdef double c, s, mass_below, rx, ry
+        cdef double moment[3]
+        for i in range(self.n):
+            if self.root[i] >= 0:  # a new chain: its root frame, its origin at 0
+                for a in range(3):
+                    p[i][a] = 0.0
+                    for b in range(3):
+                        R[a][b] = frame_R[self.root[i], a, b]
+            else:
+                for a in range(3):
+                    p[i][a] = p[i - 1][a]
+            for a in range(3):
+                p[i][a] += (R[a][0] * self.origin[i][0] + R[a][1] * self.origin[i][1]
+                            + R[a][2] * self.origin[i][2])
+            # pitch: about the parent's y; then yaw: about the pitched frame's z
+            axis[i][0][0], axis[i][0][1] = R[0][1], R[1][1]
+            c, s = cos(q[self.joint[i][0]]), sin(q[self.joint[i][0]])
+            for a in range(3):
+                T[a][0] = R[a][0] * c - R[a][2] * s
+                T[a][1] = R[a][1]
+                T[a][2] = R[a][0] * s + R[a][2] * c
+            axis[i][1][0], axis[i][1][1] = T[0][2], T[1][2]
+            c, s = cos(q[self.joint[i][1]]), sin(q[self.joint[i][1]])
+            for a in range(3):
+                R[a][0] = T[a][0] * c + T[a][1] * s
+                R[a][1] = T[a][1] * c - T[a][0] * s
+                R[a][2] = T[a][2]
+            for a in range(3):
+                com[i][a] = p[i][a] + (R[a][0] * self.centre[i][0] + R[a][1] * self.centre[i][1]
+                                       + R[a][2] * self.centre[i][2])
+        # distal sums, from each chain's end back to its root
+        i = self.n - 1
+        while i >= 0:
+            mass_below, moment[0], moment[1] = 0.0, 0.0, 0.0
+            k = i
+            while True:
+                mass_below += self.mass[k]
+                moment[0] += self.mass[k] * com[k][0]
+                moment[1] += self.mass[k] * com[k][1]
+                rx, ry = moment[0] - mass_below * p[k][0], moment[1] - mass_below * p[k][1]
+                for a in range(2):
+                    tau[self.joint[k][a]] = self.gravity * (axis[k][a][0] * ry - axis[k][a][1] * rx)
+                if self.root[k] >= 0:
+                    break
+                k -= 1
+            i = k - 1
+
+
 def spine_pitch_yaw(double back_pitch, double front_pitch, double cos_half_back_yaw,
                     double sin_half_back_yaw, double cos_half_front_yaw,
                     double sin_half_front_yaw, int n_joints):

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from quadsim.controller.kinematics import quat_rows, static_gravity_torques, wrap_angle
+from quadsim.controller.kinematics import quat_rows, wrap_angle
 from quadsim.controller.pd import ServoCommand, gain_arrays
 from quadsim.controller.spine import pitch_yaw_quat
 from quadsim.controller.stand import leg_kinematics
@@ -150,7 +150,8 @@ class GaitTerms:
     scalar parameters by name, each leg's swing and stance time [s], the step offsets (2, 4)
     [m] along and across the heading, the stride waves, the swing plan (kernel), the most
     each frame's feet may pull down [N], the PD gains, the stance hips' share of their PD
-    per leg, the frames' heights [m]; and the gains per pattern of supporting legs, made
+    per leg, each leg's stance push forward and up at mid-stance [N] (4, 2), the frames'
+    heights [m]; and the gains per pattern of supporting legs, made
     the first time a pattern occurs (a gait uses few of the 16)."""
 
     graph: GaitGraph
@@ -164,6 +165,7 @@ class GaitTerms:
     kp: np.ndarray
     kd: np.ndarray
     hip_pd: np.ndarray
+    stance_push: np.ndarray
     height_d: tuple[float, float]
     gains_by_support: dict[tuple[bool, ...], np.ndarray] = field(default_factory=dict)
 
@@ -197,7 +199,7 @@ class Controller:
         self.head_pitch_idx = names.index(skeleton.head_joints[0])
         self.tail_pitch_idx = names.index(skeleton.tail_joints[0][0])
         self.kp0, self.kd0 = gain_arrays(skeleton)
-        self.tau_hold = self._upper_body_gravity_torques()
+        self.hanging = self._hanging_chains()
         self.frame_weight = self._frame_weights()
         mass = {k.name: k.mass for k in skeleton.links}
         self.seg_mass = np.array([[mass[n] for n in skeleton.legs[leg].links] for leg in LEGS])
@@ -209,15 +211,21 @@ class Controller:
         self.state = ControllerState(n_joints=len(names))
         self.set_params(params)
 
-    def _upper_body_gravity_torques(self) -> np.ndarray:
-        """Feed-forward torques [N*m] holding neck, head and tail up (virtual forces with
-        the front frame or the pelvis as base, evaluated once in the standing pose)."""
+    def _hanging_chains(self) -> legchain.HangingChains:
+        """The neck with the head (off the chest) and the tail (off the pelvis), whose
+        gravity the servo holds up each step in the pose they are in."""
         sk = self.skeleton
-        upper_body = [j for pair in sk.neck_joints for j in pair] + list(sk.head_joints)
-        upper_body += [j for pair in sk.tail_joints for j in pair]
-        tau = np.zeros(len(sk.joint_names))
-        tau[[sk.joint_names.index(j) for j in upper_body]] += static_gravity_torques(sk, upper_body)
-        return tau
+        names = sk.joint_names
+        root, origin, centre, mass, joint = [], [], [], [], []
+        for frame, chain in ((FRONT, [*sk.neck_joints, sk.head_joints]), (BACK, sk.tail_joints)):
+            for n, (pitch, _) in enumerate(chain):
+                link = next(k for k in sk.links if k.joints and k.joints[0].name == pitch)
+                root.append(frame if n == 0 else -1)
+                origin.append(link.origin)
+                centre.append(link.center)
+                mass.append(link.mass)
+                joint.append([names.index(j.name) for j in link.joints])
+        return legchain.HangingChains(root, origin, centre, mass, joint, GRAVITY_MPS2)
 
     def _frame_weights(self) -> np.ndarray:
         """Weight [N] carried by each leg frame: its own links, its legs, neck and head or
@@ -288,6 +296,8 @@ class Controller:
             kp=kp,
             kd=kd,
             hip_pd=np.repeat(p.frames("stance_hip_pd"), 2),
+            stance_push=np.stack([p.leg("stance_push_fwd"), p.leg("stance_push_up")], axis=1)
+            * self.frame_weight[FRAME_OF_LEG, None],
             height_d=(p["height_front_m"], p["height_back_m"]),
         )
 
@@ -299,10 +309,10 @@ class Controller:
         heading = self.commands()
         legs = self.gait_phase_and_stance(state)
         frames = self.leg_frame_targets(state, heading, legs)
-        self.virtual_forces(state, heading, frames, legs)
+        spine_torque = self.virtual_forces(state, heading, frames, legs)
         q_target = self.swing_legs_and_ik(state, heading, frames, legs)
         self.spine_split(q_target, heading, frames)
-        command = self.pd_plus_feed_forward(state, q_target, legs)
+        command = self.pd_plus_feed_forward(state, q_target, legs, frames, spine_torque)
         s = self.state
         s.phase = (s.phase + self.dt / self.gait.graph.period_s) % 1.0
         s.t += self.dt
@@ -447,11 +457,13 @@ class Controller:
 
     def virtual_forces(
         self, state: DogState, heading: Heading, frames: FrameTargets, legs: LegPhase
-    ) -> None:
+    ) -> tuple[float, float]:
         """Phase 4: each frame's virtual force (velocity, height) and torque (orientation,
         heading), shared among its supporting feet; tau = J^T (-F) in phase 7. A frame's feet
         pull it down by at most its gait's limit; while turning, the heading loop gains
-        integral action (a turn meets a steady yaw resistance)."""
+        integral action (a turn meets a steady yaw resistance). Each stance foot adds its
+        gait's push, a half sine over its stance. The spine takes its share of the chest's
+        pitch and yaw torque: returned as the torque [N*m] of each spine pitch and yaw joint."""
         s = self.state
         yaw_err = np.array(frames.yaw_err)
         if heading.turn_rate != 0.0:
@@ -476,6 +488,31 @@ class Controller:
         for f in (FRONT, BACK):
             lf.frame_force[f, 2] = max(lf.frame_force[f, 2], -self.gait.max_pull[f])
         lf.share(lf.frame_force, lf.yaw_torque, state.foot_pos, frames.frames, legs.support)
+        push = self.gait.stance_push
+        for k in range(4):
+            if legs.support[k] and legs.swing[k] < 0.0 and (push[k, 0] or push[k, 1]):
+                bump = math.sin(math.pi * (1.0 - legs.to_liftoff[k] / self.gait.t_stance[k]))
+                lf.leg_force[k] += (
+                    bump * push[k, 0] * fx,
+                    bump * push[k, 0] * fy,
+                    bump * push[k, 1],
+                )
+        return self._spine_share(frames.R)
+
+    def _spine_share(self, R: np.ndarray) -> tuple[float, float]:
+        """The chest's torque the spine applies (spine_torque_share of its pitch and yaw
+        parts), taken off what the fore legs must apply; the spine's joint axes taken as
+        the mean of the chest's and the pelvis's (the split bends it little)."""
+        share = self.gait.scalar["spine_torque_share"]
+        if not share:
+            return 0.0, 0.0
+        pitch_axis, yaw_axis = R[FRONT, :, 1] + R[BACK, :, 1], R[FRONT, :, 2] + R[BACK, :, 2]
+        pitch_axis /= np.linalg.norm(pitch_axis)
+        yaw_axis /= np.linalg.norm(yaw_axis)
+        torque = self.leg_frames.frame_torque[FRONT]
+        pitch, yaw = share * float(pitch_axis @ torque), share * float(yaw_axis @ torque)
+        torque -= pitch * pitch_axis + yaw * yaw_axis
+        return pitch, yaw
 
     def swing_legs_and_ik(
         self, state: DogState, heading: Heading, frames: FrameTargets, legs: LegPhase
@@ -551,13 +588,19 @@ class Controller:
         q_target[self.tail_pitch_idx] = p["tail_pitch_rad"] + frames.tail
 
     def pd_plus_feed_forward(
-        self, state: DogState, q_target: np.ndarray, legs: LegPhase
+        self,
+        state: DogState,
+        q_target: np.ndarray,
+        legs: LegPhase,
+        frames: FrameTargets,
+        spine_torque: tuple[float, float],
     ) -> ServoCommand:
         """Phase 7: PD on every joint toward its target, on the supporting hips scaled by
         stance_hip_pd (0: the paper's torque-only stance hips), plus the feed-forward
-        torques: the upper body's gravity compensation, J^T (-F) of the supporting feet, the
-        frame torque the swinging hips leave shared by the supporting hips, and the swing
-        legs carrying their own weight.
+        torques: gravity compensation of neck, head and tail in their pose now, the spine's
+        share of the chest's torque, J^T (-F) of the supporting feet, the frame torque the
+        swinging hips leave shared by the supporting hips, and the swing legs carrying
+        their own weight.
 
         The targets are clipped to the joints' ranges; their rates come from their own
         motion, so damping resists only a swinging leg's tracking error (a leg in stance or
@@ -579,7 +622,10 @@ class Controller:
         gains = self._gains_for(tuple(legs.support))
         hip_servo = np.zeros((4, 2))
         legchain.hip_servo(gains, q_target, state.q, s.qd_target, state.qd, self.hip_idx, hip_servo)
-        tau = self.tau_hold.copy()
+        tau = np.zeros(len(q_target))
+        self.hanging.torques(frames.R, state.q, tau)
+        tau[self.spine_idx[:, 0]] += spine_torque[0]
+        tau[self.spine_idx[:, 1]] += spine_torque[1]
         swinging = [not st for st in legs.stance]
         lf = self.leg_frames
         tau[self.leg_idx] = self.chains.leg_torques(

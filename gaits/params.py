@@ -174,6 +174,29 @@ SCHEMA: tuple[ParamSpec, ...] = (
         "stance_hip_pd", 0.0, 1.0, "share of joint PD kept on supporting hips", per_frame=True
     ),
     ParamSpec(
+        "spine_torque_share",
+        0.0,
+        1.0,
+        "share of the chest's pitch and yaw torque the spine applies (the rest: the fore legs)",
+        default=0.0,
+    ),
+    ParamSpec(
+        "stance_push_fwd",
+        -0.5,
+        0.5,
+        "forward force a stance foot adds at mid-stance, in its frame's weights",
+        True,
+        0.0,
+    ),
+    ParamSpec(
+        "stance_push_up",
+        -0.5,
+        0.5,
+        "upward force a stance foot adds at mid-stance, in its frame's weights",
+        True,
+        0.0,
+    ),
+    ParamSpec(
         "kp_yaw_Nm_per_rad", 0.0, 2000.0, "leg-frame heading gain (stance feet)", per_frame=True
     ),
     ParamSpec("kd_yaw_Nms_per_rad", 0.0, 300.0, "leg-frame heading damping", per_frame=True),

@@ -44,6 +44,9 @@ SUFFIXES_LONGEST_FIRST = sorted(UNIT_EXPONENTS, key=len, reverse=True)
 DIMENSIONLESS = (
     "stance_pull_max",
     "stance_hip_pd",
+    "spine_torque_share",
+    "stance_push_fwd",
+    "stance_push_up",
     "spine_stiffness",
     "swing_lift_skew",
     "swing_reach_early",

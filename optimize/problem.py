@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 VIDEO_S = 10.0  # [s] length of the video of the best gait
 MEAN = "the search distribution's mean at the end, the estimate that noisy evaluations favour"
 # The parameters free by default (`--free style`): when the stride happens and how the body
-# and feet move, not the balance gains or the stride waves (docs/optimizer.md: generation 1
-# of the trot at sigma 0.06 kept 81-96% of 26 runs up, seeds 0-4).
+# and feet move, with the paper's stance pushes and spine share (0 in the presets), not the
+# balance gains or the stride waves (docs/optimizer.md: generation 1 of the trot at sigma
+# 0.06 kept 81-96% of 26 runs up, seeds 0-4).
 STYLE_FREE = (
     "period_s",
     "swing_start_phase",
@@ -43,6 +44,9 @@ STYLE_FREE = (
     "swing_cannon_rad",
     "toe_off_rad",
     "foot_strike_rad",
+    "stance_push_fwd",
+    "stance_push_up",
+    "spine_torque_share",
 )
 FREE_SETS = {"style": STYLE_FREE}  # and "all": every parameter the gait's symmetry leaves
 # Touchdown phases are measured from LH's, so its lift-off phase is the style set's phase

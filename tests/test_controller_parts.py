@@ -20,6 +20,7 @@ from quadsim.controller.sim import World
 from quadsim.controller.stand import leg_kinematics
 from quadsim.gaits.params import PULL_UNLIMITED, GaitParams
 from quadsim.models import GRAVITY_MPS2, build_skeleton, preset
+from quadsim.models import LEGS as LEG_NAMES
 
 SKELETON = build_skeleton(preset("shepherd"))
 LEGS, LEG_IDX = leg_kinematics(SKELETON)
@@ -231,3 +232,62 @@ def test_foot_angles_ramp_into_toe_off_and_strike() -> None:
     assert np.allclose(stance_far, 0.0)
     assert np.allclose(stance_near, 0.25)  # half-way into toe-off
     assert np.allclose(strike, -0.2)
+
+
+def _stepped(values: dict[str, float], prepare=None) -> tuple[Controller, object]:
+    """A trot controller with `values` changed, after one step from standing (the state
+    changed by `prepare`), and its servo command."""
+    gait = GaitParams.load("trot")
+    with World() as world:
+        ctrl = Controller(world.skeleton, replace(gait, values={**gait.values, **values}))
+        ctrl.command.speed_mps = 2.0
+        state = world.read_state()
+    if prepare is not None:
+        prepare(ctrl, state)
+    return ctrl, ctrl.step(state)
+
+
+def test_the_spine_applies_its_share_of_the_chests_pitch_and_yaw_torque() -> None:
+    def spinning_chest(ctrl: Controller, state) -> None:  # the orientation PD has work
+        state.link_angvel[CHEST] = [0.4, -0.9, 0.7]
+
+    full, full_command = _stepped({"spine_torque_share": 0.0}, spinning_chest)
+    split, split_command = _stepped({"spine_torque_share": 0.6}, spinning_chest)
+    wanted = full.leg_frames.frame_torque[0]
+    assert np.linalg.norm(wanted) > 10.0
+    spine = split.spine_idx
+    pitch = split_command.tau_ff[spine[:, 0]] - full_command.tau_ff[spine[:, 0]]
+    yaw = split_command.tau_ff[spine[:, 1]] - full_command.tau_ff[spine[:, 1]]
+    assert np.allclose(pitch, pitch[0]) and np.allclose(yaw, yaw[0])  # every spine joint
+    # the spine's axes: the chest's and the pelvis's, halfway
+    with World() as world:
+        state = world.read_state()
+    R = [quat_to_matrix(state.link_quat[CHEST]), quat_to_matrix(state.base_quat)]
+    axes = [(R[0][:, k] + R[1][:, k]) / np.linalg.norm(R[0][:, k] + R[1][:, k]) for k in (1, 2)]
+    assert pitch[0] == pytest.approx(0.6 * axes[0] @ wanted, rel=1e-9)
+    assert yaw[0] == pytest.approx(0.6 * axes[1] @ wanted, rel=1e-9)
+    # the fore legs are left the rest: together with the spine, the chest gets its torque
+    by_spine = pitch[0] * axes[0] + yaw[0] * axes[1]
+    np.testing.assert_allclose(split.leg_frames.frame_torque[0] + by_spine, wanted, atol=1e-9)
+
+
+def test_stance_feet_add_their_push_as_a_half_sine_over_their_stance() -> None:
+    phase = 0.25  # the trot's RF and LH in stance, LF and RH swinging
+
+    def at_phase(ctrl: Controller, state) -> None:
+        ctrl.reset(state)
+        ctrl.state.phase = phase
+
+    push = {f"stance_push_fwd.{leg}": 0.2 for leg in LEG_NAMES}
+    push |= {f"stance_push_up.{leg}": -0.1 for leg in LEG_NAMES}
+    plain, _ = _stepped({}, at_phase)
+    pushed, _ = _stepped(push, at_phase)
+    swing, stance_progress = GaitParams.load("trot").graph().progress(phase)
+    added = pushed.leg_frames.leg_force - plain.leg_frames.leg_force
+    for k in range(4):
+        if swing[k] >= 0.0:
+            assert np.allclose(added[k], 0.0)
+            continue
+        weight = pushed.frame_weight[k // 2] * np.sin(np.pi * stance_progress[k])
+        assert 0.0 < stance_progress[k] < 1.0
+        np.testing.assert_allclose(added[k], [0.2 * weight, 0.0, -0.1 * weight], atol=1e-9)

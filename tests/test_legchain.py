@@ -13,7 +13,7 @@ from reference.legs import jt_force, leg_ik
 from reference.spine import quat_from_pitch_yaw, split_spine
 from reference.swing import foot_angles, foot_placement, swing_path
 
-from quadsim.controller.kinematics import quat_to_matrix
+from quadsim.controller.kinematics import quat_to_matrix, static_gravity_torques, tree_pose
 from quadsim.controller.legchain import (
     LegChains,
     LegFrames,
@@ -22,8 +22,9 @@ from quadsim.controller.legchain import (
     spine_pitch_yaw,
     track_targets,
 )
-from quadsim.controller.loop import BEND, FRAME_OF_LEG
+from quadsim.controller.loop import BEND, FRAME_OF_LEG, Controller
 from quadsim.controller.stand import leg_kinematics
+from quadsim.gaits.params import GaitParams
 from quadsim.models import GRAVITY_MPS2 as GRAVITY
 from quadsim.models import LEGS as LEG_NAMES
 from quadsim.models import build_skeleton, preset
@@ -318,7 +319,8 @@ def test_frame_wrenches_and_their_share_are_the_paper_terms(seed: int, support: 
         np.testing.assert_allclose(frames_kernel.frame_force[f], want, rtol=1e-12, atol=1e-9)
         yaw = kp_yaw[f] * yaw_err[f] + kd_yaw[f] * (turn_rate - frames[f, 2, 2])
         assert frames_kernel.yaw_torque[f] == pytest.approx(yaw, rel=1e-12, abs=1e-9)
-        torque = kp_o[f] * rotation_error(R_desired, frame_R[f]) - kd_o[f] * (frames[f, 2] - w_d)
+        torque = kp_o[f] * rotation_error(R_desired, frame_R[f])
+        torque -= kd_o[f] * (frames[f, 2] - w_d)
         np.testing.assert_allclose(frames_kernel.frame_torque[f], torque, rtol=1e-9, atol=1e-9)
         # the frame's force split evenly among its supporting feet, plus the yaw forces
         legs = slice(2 * f, 2 * f + 2)
@@ -377,3 +379,64 @@ def test_leg_targets_are_swing_paths_and_planted_feet_in_their_frames(seed: int)
         flat = plan.leg_targets(*flags, *paths, ground.tolist(), *frame_args, foot)
         world_rise = np.einsum("kij,kj->ki", R[FRAME_OF_LEG], up - flat)[:, 2]
         np.testing.assert_allclose(world_rise, rise, atol=1e-12)
+
+
+HANGING = [*[j for pair in SKELETON.neck_joints for j in pair], *SKELETON.head_joints]
+HANGING += [j for pair in SKELETON.tail_joints for j in pair]
+
+
+def hanging_torques(q: np.ndarray, frame_R: np.ndarray) -> np.ndarray:
+    """The controller's neck, head and tail holding torques, by joint name order of HANGING."""
+    controller = Controller(SKELETON, GaitParams.load("trot"))
+    tau = np.zeros(len(q))
+    controller.hanging.torques(np.ascontiguousarray(frame_R), q, tau)
+    return tau[[SKELETON.joint_names.index(j) for j in HANGING]]
+
+
+def random_joint_angles(seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    lower, upper, _ = SKELETON.limits()
+    return rng.uniform(lower, upper)
+
+
+@settings(max_examples=20, derandomize=True, deadline=None)
+@given(seeds)
+def test_hanging_chain_torques_are_the_tree_statics_of_a_level_body(seed: int) -> None:
+    q = random_joint_angles(seed)
+    pose = tree_pose(SKELETON, q)  # the pelvis level; the chest where the spine puts it
+    frame_R = np.stack([pose.link_rot["chest"], np.eye(3)])
+    np.testing.assert_allclose(
+        hanging_torques(q, frame_R),
+        static_gravity_torques(SKELETON, HANGING, joint_angles=q),
+        rtol=0,
+        atol=1e-10,
+    )
+
+
+@settings(max_examples=20, derandomize=True, deadline=None)
+@given(seeds)
+def test_hanging_chain_torques_are_the_gradient_of_their_potential_energy(seed: int) -> None:
+    """tau_j = dU/dq_j for U the chains' potential energy, roots turned at random."""
+    q = random_joint_angles(seed)
+    quat = np.random.default_rng(seed).normal(size=(2, 4))
+    frame_R = quat_to_matrix(quat / np.linalg.norm(quat, axis=1, keepdims=True))
+    roots = {"chest": frame_R[0], "pelvis": frame_R[1]}
+    below = {"chest": ["neck1", "neck2", "head"], "pelvis": ["tail1", "tail2"]}
+
+    def potential(qq: np.ndarray) -> float:
+        pose = tree_pose(SKELETON, qq)
+        energy = 0.0
+        for root, links in below.items():
+            # each chain in its root's frame, then turned by the root's rotation
+            turn = roots[root] @ pose.link_rot[root].T
+            for link in links:
+                height = (turn @ (pose.com[link] - pose.link_pos[root]))[2]
+                energy += MASS[link] * GRAVITY * height
+        return energy
+
+    tau = hanging_torques(q, frame_R)
+    for k, name in enumerate(HANGING):
+        d = np.zeros_like(q)
+        d[SKELETON.joint_names.index(name)] = 1e-6
+        numeric = (potential(q + d) - potential(q - d)) / 2e-6
+        assert tau[k] == pytest.approx(numeric, abs=1e-6)

@@ -55,3 +55,20 @@ def test_the_ik_toolkit_does_not_import_pybullet(tmp_path: Path) -> None:
 def test_every_input_error_derives_from_the_one_root(error: type) -> None:
     assert issubclass(error, quadsim.QuadsimError)
     assert issubclass(quadsim.QuadsimError, ValueError)
+
+
+BENCHMARKS = [
+    path
+    for path in sorted((Path(__file__).resolve().parents[1] / "benchmarks").glob("*.py"))
+    if '__name__ == "__main__"' in path.read_text()  # scripts, not their shared modules
+]
+
+
+@pytest.mark.parametrize("script", BENCHMARKS, ids=lambda p: p.name)
+def test_every_benchmark_script_starts(script: Path) -> None:
+    """Its imports resolve and its arguments parse (a renamed name had broken three)."""
+    out = subprocess.run(
+        [sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert "usage:" in out.stdout
