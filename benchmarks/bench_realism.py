@@ -1,6 +1,8 @@
 """Simulated against real: each gait at its Froude-scaled speed, seeds 0-4, measured against
-the real dog's clip (stride period, duty factors, touchdown phases, marker distance f_d),
-written into docs/results.md (between its `bench_realism` markers).
+the real dog's clip (stride period, duty factors, touchdown phases, marker distance f_d) or,
+for the gaits without a clip, against the footfall targets from the literature
+(gaits/targets/<gait>.toml: no markers, so no f_d), written into docs/results.md (between its
+`bench_realism` markers).
 
     python benchmarks/bench_realism.py [--seeds 5] [--duration 14] [--workers 2]
         [--use trot=docs/experiments/optimize-trot-2026-12-04/best_trot.toml] [--out FILE]
@@ -9,7 +11,7 @@ written into docs/results.md (between its `bench_realism` markers).
 
 The clips are in ../shared/data/dog_mocap (CC BY-NC 4.0: read from there, never copied in);
 their stride periods are scaled to this dog's leg length by the Froude rule
-(quadsim.optimize.compare). Gaits without a clip are left out of the table.
+(quadsim.optimize.compare).
 """
 
 from __future__ import annotations
@@ -24,27 +26,35 @@ import quadsim
 from quadsim.models import LEGS
 from quadsim.optimize.compare import compare_log
 from quadsim.optimize.sim_eval import SETTLE_S
+from quadsim.optimize.targets import target_file, target_names
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_gaits import RESULTS, write_section  # noqa: E402
 
 CLIPS = Path(__file__).resolve().parents[2] / "shared" / "data" / "dog_mocap"
-# gait -> (speed [m/s], the clips it is measured against): the issue's Froude-scaled speeds
+TARGETS = "literature"  # what a gait without a clip is measured against
+# gait -> (speed [m/s], what it is measured against): the issue's Froude-scaled speeds and the
+# clips; the other gaits at their targets' speed, against the targets
 REAL = {
     "walk": (1.2, ("dog_walk03", "dog_walk00")),
     "trot": (2.1, ("dog_trot",)),
-}
+} | {g: (target_file(g).speed_mps, (TARGETS,)) for g in target_names()}
 MARK = "bench_realism"
 
 
 def measure(job: tuple[str, str, float, int, float, tuple[str, ...]]) -> dict:
     """One run of `gait` (from `source`, a preset name or a gait file) and its comparison
-    with each clip."""
-    gait, source, speed, seed, duration, clips = job
+    with each clip (or its literature targets)."""
+    gait, source, speed, seed, duration, against = job
     result, summary = quadsim.simulate(source, speed, duration, seed=seed, log_hz=100.0)
     if summary["fell"]:  # nothing to compare: the row counts the fall
         return {"gait": gait, "seed": seed, "fell": True, "compared": {}}
-    compared = {c: compare_log(result.log, CLIPS / f"{c}_joint_pos.txt") for c in clips}
+    compared = {
+        a: compare_log(result.log, targets=gait)
+        if a == TARGETS
+        else compare_log(result.log, CLIPS / f"{a}_joint_pos.txt")
+        for a in against
+    }
     return {"gait": gait, "seed": seed, "fell": summary["fell"], "compared": compared}
 
 
@@ -65,9 +75,10 @@ def _range(values: list[float], digits: int = 2) -> str:
 
 
 def table(runs: list[dict]) -> list[str]:
-    """One row per gait and clip: the real dog's figures, the simulated ones over the seeds."""
+    """One row per gait and clip (or literature targets): the real dog's figures, the
+    simulated ones over the seeds."""
     lines = [
-        "| gait | speed [m/s] | clip | stride real [s] | stride sim [s] | sim/real "
+        "| gait | speed [m/s] | against | stride real [s] | stride sim [s] | sim/real "
         "| duty off by (max over feet) | touchdown off by [stride] | f_d [m²] | fell |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -95,7 +106,7 @@ def table(runs: list[dict]) -> list[str]:
                 for c in cs
             ]
             ratio = [s / real for s in sim]
-            f_d = [c["terms"]["f_d"] for c in cs]
+            f_d = [math.nan if "f_d" in c["skipped"] else c["terms"]["f_d"] for c in cs]
             lines.append(
                 f"| {gait} | {speed} | {clip} | {real:.2f} | {_range(sim)} | {_range(ratio)} "
                 f"| {_range(duty)} | {_range(phase)} | {_range(f_d, 3)} | {fell} |"
@@ -127,7 +138,8 @@ def main() -> None:
     how = (
         f"`python benchmarks/bench_realism.py` ({args.duration:g} s from standing, seeds "
         f"0-{args.seeds - 1}, the first {SETTLE_S:g} s not compared; ranges over the seeds; the "
-        "clips' stride periods Froude-scaled to this dog's leg length; `duty off by` and "
+        "clips' stride periods Froude-scaled to this dog's leg length; `literature`: the "
+        "footfall targets of gaits/targets/, with their sources; `duty off by` and "
         "`touchdown off by`: the largest gap over the four feet)"
         + "".join(f"; {g} from `{f}`" for g, f in source.items() if f != g)
         + "."
