@@ -678,23 +678,16 @@ cdef class HangingChains:
             for a in range(3):
                 com[i][a] = p[i][a] + (R[a][0] * self.centre[i][0] + R[a][1] * self.centre[i][1]
                                        + R[a][2] * self.centre[i][2])
-        # distal sums, from each chain's end back to its root
-        i = self.n - 1
-        while i >= 0:
-            mass_below, moment[0], moment[1] = 0.0, 0.0, 0.0
-            k = i
-            while True:
-                mass_below += self.mass[k]
-                moment[0] += self.mass[k] * com[k][0]
-                moment[1] += self.mass[k] * com[k][1]
-                rx, ry = moment[0] - mass_below * p[k][0], moment[1] - mass_below * p[k][1]
-                for a in range(2):
-                    tau[self.joint[k][a]] = self.gravity * (axis[k][a][0] * ry - axis[k][a][1] * rx)
-                if self.root[k] >= 0:
-                    break
-                k -= 1
-            i = k - 1
-
+        # distal sums, from the last link back; a chain's last link starts its sums afresh
+        for k in range(self.n - 1, -1, -1):
+            if k == self.n - 1 or self.root[k + 1] >= 0:
+                mass_below, moment[0], moment[1] = 0.0, 0.0, 0.0
+            mass_below += self.mass[k]
+            moment[0] += self.mass[k] * com[k][0]
+            moment[1] += self.mass[k] * com[k][1]
+            rx, ry = moment[0] - mass_below * p[k][0], moment[1] - mass_below * p[k][1]
+            for a in range(2):
+                tau[self.joint[k][a]] = self.gravity * (axis[k][a][0] * ry - axis[k][a][1] * rx)
 
 def spine_pitch_yaw(double back_pitch, double front_pitch, double cos_half_back_yaw,
                     double sin_half_back_yaw, double cos_half_front_yaw,

@@ -150,9 +150,9 @@ class GaitTerms:
     scalar parameters by name, each leg's swing and stance time [s], the step offsets (2, 4)
     [m] along and across the heading, the stride waves, the swing plan (kernel), the most
     each frame's feet may pull down [N], the PD gains, the stance hips' share of their PD
-    per leg, each leg's stance push forward and up at mid-stance [N] (4, 2), the frames'
-    heights [m]; and the gains per pattern of supporting legs, made
-    the first time a pattern occurs (a gait uses few of the 16)."""
+    per leg, each leg's stance push forward and up at mid-stance [N] (None: no pushes),
+    the frames' heights [m]; and the gains per pattern of supporting legs, made the first
+    time a pattern occurs (a gait uses few of the 16)."""
 
     graph: GaitGraph
     scalar: dict[str, float]
@@ -165,7 +165,7 @@ class GaitTerms:
     kp: np.ndarray
     kd: np.ndarray
     hip_pd: np.ndarray
-    stance_push: np.ndarray
+    stance_push: list[tuple[float, float]] | None
     height_d: tuple[float, float]
     gains_by_support: dict[tuple[bool, ...], np.ndarray] = field(default_factory=dict)
 
@@ -296,10 +296,17 @@ class Controller:
             kp=kp,
             kd=kd,
             hip_pd=np.repeat(p.frames("stance_hip_pd"), 2),
-            stance_push=np.stack([p.leg("stance_push_fwd"), p.leg("stance_push_up")], axis=1)
-            * self.frame_weight[FRAME_OF_LEG, None],
+            stance_push=self._stance_push(p),
             height_d=(p["height_front_m"], p["height_back_m"]),
         )
+
+    def _stance_push(self, p: GaitParams) -> list[tuple[float, float]] | None:
+        """Each leg's stance push forward and up at mid-stance [N], or None if the gait has
+        none (the step then skips them)."""
+        push = np.stack([p.leg("stance_push_fwd"), p.leg("stance_push_up")], axis=1)
+        if not push.any():
+            return None
+        return [tuple(row) for row in (push * self.frame_weight[FRAME_OF_LEG, None]).tolist()]
 
     # ------------------------------------------------------------------ the step
     def step(self, state: DogState) -> ServoCommand:
@@ -488,15 +495,11 @@ class Controller:
         for f in (FRONT, BACK):
             lf.frame_force[f, 2] = max(lf.frame_force[f, 2], -self.gait.max_pull[f])
         lf.share(lf.frame_force, lf.yaw_torque, state.foot_pos, frames.frames, legs.support)
-        push = self.gait.stance_push
-        for k in range(4):
-            if legs.support[k] and legs.swing[k] < 0.0 and (push[k, 0] or push[k, 1]):
-                bump = math.sin(math.pi * (1.0 - legs.to_liftoff[k] / self.gait.t_stance[k]))
-                lf.leg_force[k] += (
-                    bump * push[k, 0] * fx,
-                    bump * push[k, 0] * fy,
-                    bump * push[k, 1],
-                )
+        if self.gait.stance_push is not None:
+            for k, (forward, up) in enumerate(self.gait.stance_push):
+                if legs.support[k] and legs.swing[k] < 0.0:
+                    bump = math.sin(math.pi * (1.0 - legs.to_liftoff[k] / self.gait.t_stance[k]))
+                    lf.leg_force[k] += (bump * forward * fx, bump * forward * fy, bump * up)
         return self._spine_share(frames.R)
 
     def _spine_share(self, R: np.ndarray) -> tuple[float, float]:
@@ -624,8 +627,9 @@ class Controller:
         legchain.hip_servo(gains, q_target, state.q, s.qd_target, state.qd, self.hip_idx, hip_servo)
         tau = np.zeros(len(q_target))
         self.hanging.torques(frames.R, state.q, tau)
-        tau[self.spine_idx[:, 0]] += spine_torque[0]
-        tau[self.spine_idx[:, 1]] += spine_torque[1]
+        if spine_torque != (0.0, 0.0):
+            tau[self.spine_idx[:, 0]] += spine_torque[0]
+            tau[self.spine_idx[:, 1]] += spine_torque[1]
         swinging = [not st for st in legs.stance]
         lf = self.leg_frames
         tau[self.leg_idx] = self.chains.leg_torques(

@@ -234,9 +234,9 @@ def test_foot_angles_ramp_into_toe_off_and_strike() -> None:
     assert np.allclose(strike, -0.2)
 
 
-def _stepped(values: dict[str, float], prepare=None) -> tuple[Controller, object]:
+def _stepped(values: dict[str, float], prepare=None) -> tuple[Controller, object, object]:
     """A trot controller with `values` changed, after one step from standing (the state
-    changed by `prepare`), and its servo command."""
+    changed by `prepare`), its servo command and the state it stepped from."""
     gait = GaitParams.load("trot")
     with World() as world:
         ctrl = Controller(world.skeleton, replace(gait, values={**gait.values, **values}))
@@ -244,15 +244,15 @@ def _stepped(values: dict[str, float], prepare=None) -> tuple[Controller, object
         state = world.read_state()
     if prepare is not None:
         prepare(ctrl, state)
-    return ctrl, ctrl.step(state)
+    return ctrl, ctrl.step(state), state
 
 
 def test_the_spine_applies_its_share_of_the_chests_pitch_and_yaw_torque() -> None:
     def spinning_chest(ctrl: Controller, state) -> None:  # the orientation PD has work
         state.link_angvel[CHEST] = [0.4, -0.9, 0.7]
 
-    full, full_command = _stepped({"spine_torque_share": 0.0}, spinning_chest)
-    split, split_command = _stepped({"spine_torque_share": 0.6}, spinning_chest)
+    full, full_command, _ = _stepped({"spine_torque_share": 0.0}, spinning_chest)
+    split, split_command, state = _stepped({"spine_torque_share": 0.6}, spinning_chest)
     wanted = full.leg_frames.frame_torque[0]
     assert np.linalg.norm(wanted) > 10.0
     spine = split.spine_idx
@@ -260,8 +260,6 @@ def test_the_spine_applies_its_share_of_the_chests_pitch_and_yaw_torque() -> Non
     yaw = split_command.tau_ff[spine[:, 1]] - full_command.tau_ff[spine[:, 1]]
     assert np.allclose(pitch, pitch[0]) and np.allclose(yaw, yaw[0])  # every spine joint
     # the spine's axes: the chest's and the pelvis's, halfway
-    with World() as world:
-        state = world.read_state()
     R = [quat_to_matrix(state.link_quat[CHEST]), quat_to_matrix(state.base_quat)]
     axes = [(R[0][:, k] + R[1][:, k]) / np.linalg.norm(R[0][:, k] + R[1][:, k]) for k in (1, 2)]
     assert pitch[0] == pytest.approx(0.6 * axes[0] @ wanted, rel=1e-9)
@@ -280,8 +278,8 @@ def test_stance_feet_add_their_push_as_a_half_sine_over_their_stance() -> None:
 
     push = {f"stance_push_fwd.{leg}": 0.2 for leg in LEG_NAMES}
     push |= {f"stance_push_up.{leg}": -0.1 for leg in LEG_NAMES}
-    plain, _ = _stepped({}, at_phase)
-    pushed, _ = _stepped(push, at_phase)
+    plain, _, _ = _stepped({}, at_phase)
+    pushed, _, _ = _stepped(push, at_phase)
     swing, stance_progress = GaitParams.load("trot").graph().progress(phase)
     added = pushed.leg_frames.leg_force - plain.leg_frames.leg_force
     for k in range(4):
