@@ -28,6 +28,7 @@ from quadsim.skills.posture import STAND, pose_angles
 from quadsim.skills.skillfile import JUMPS, SkillFile
 
 FORE_FEET, HIND_FEET = [0, 1], [2, 3]
+FRICTION = 0.8  # the feet's horizontal force at most this share of their vertical one
 LANDED_WITHIN_M = 0.05  # a foot has landed when it touches the far side's ground this close
 
 
@@ -43,13 +44,16 @@ class Leap:
     hind_start_s for hind_push_s (posed hind_extend), then tuck (hind_tuck) and reach
     (hind_reach) once both hind feet are hind_clear_m past the edge, from hind_reach_s at
     the latest; the neck and head posed `head` throughout (up: a dog landing nose first
-    hits the ground with it). Poses by joint kind, as skills' keyframes. land_support: the
-    weight the landed feet (touching the far side's ground) carry, their legs eased to
-    standing over land_ease_s; settle_s: standing after the last foot lands, before the
-    trot. land_level [1/rad] and land_level_damping [s]: the landed feet's vertical forces
-    also turn the trunk level (a moment of weight x leg length x (land_level x tilt +
-    land_level_damping x tilt rate), shared by the landed feet by least squares); 0 for
-    none."""
+    hits the ground with it). Poses by joint kind, as skills' keyframes.
+
+    The landing: a foot that touches the far side's ground after its push has landed, its
+    leg eased to standing over land_ease_s. The landed feet carry the trunk as a damped
+    spring (land_stiffness [1/s^2], land_damping [1/s]) to its height at launch over the
+    far side's ground, ease its velocity toward trot_on_mps along x and 0 across, and turn
+    it level with a moment of weight x leg length x (land_level [1/rad] x tilt -
+    land_level_damping [s] x angular velocity): the forces shared by the landed feet by
+    least squares, within a friction cone. settle_s: after the last foot lands, before the
+    trot."""
 
     speed_mps: float
     trot_on_mps: float
@@ -69,11 +73,12 @@ class Leap:
     hind_reach: dict[str, float | str]
     hind_clear_m: float
     head: dict[str, float | str]
-    land_support: float
     land_ease_s: float
     settle_s: float
-    land_level: float = 0.0
-    land_level_damping: float = 0.0
+    land_stiffness: float
+    land_damping: float
+    land_level: float
+    land_level_damping: float
 
 
 STAND_FORE = {"shoulder_pitch": "stand", "elbow": "stand", "wrist": "stand"}
@@ -161,7 +166,9 @@ class JumpController:
         self.times: dict[str, float] = {}
         self.kp, self.kd = gain_arrays(skeleton)
         self.legs, self.leg_idx = leg_kinematics(skeleton)
-        self.weight_n = skeleton.total_mass * GRAVITY_MPS2
+        self.mass_kg = skeleton.total_mass
+        self.weight_n = self.mass_kg * GRAVITY_MPS2
+        self.trunk_height_m = 0.0  # the trunk's height over the ground at launch [m]
         self._base = skeleton.stand_angles()  # the leap's poses start from it (set at launch)
         self._poses: dict[tuple[str, str | None], np.ndarray] = {}  # made once each
         self._zero = np.zeros(len(self._base))
@@ -179,10 +186,9 @@ class JumpController:
         if self.phase == "approach":
             self.gait.command.speed_mps = self.leap.speed_mps
             chest_x = state.link_pos[state.link_index("chest"), 0]
-            if chest_x >= self.edge_x - self.leap.trigger_m:
-                self._enter("launch", state)
-            else:
+            if chest_x < self.edge_x - self.leap.trigger_m:
                 return self.gait.step(state)
+            self._enter("launch", state)
         if self.phase == "trot":
             return self.gait.step(state)
         return self._leap_step(state)
@@ -192,6 +198,8 @@ class JumpController:
         self.times[phase] = state.t
         if phase == "launch":
             self._base = pose_angles(self.skeleton, state.q, self.leap.head)
+            x, y, z = self._trunk_middle(state)
+            self.trunk_height_m = float(z - self.ground_map.height(x, y))
         elif phase == "trot":
             speed = float(state.base_vel[0])
             self.gait = gait_controller(self.skeleton, self.ground_map, state, self.trot)
@@ -206,15 +214,18 @@ class JumpController:
         since = state.t - self.times["launch"]
         push = np.zeros((4, 3))  # what each foot pushes on the ground [N, world]
         half = self.weight_n / 2
-        if since < leap.fore_push_s:
-            push[FORE_FEET, 2] = -leap.fore_up * half
-            fore = "stand"
-        else:
-            fore = "fore_reach" if since >= leap.fore_reach_s else "fore_tuck"
         hind_end = leap.hind_start_s + leap.hind_push_s
-        hind = None
-        if leap.hind_start_s <= since < hind_end:
+        fore_pushing = since < leap.fore_push_s
+        hind_pushing = leap.hind_start_s <= since < hind_end
+        if fore_pushing:
+            push[FORE_FEET, 2] = -leap.fore_up * half
+        if hind_pushing:
             push[HIND_FEET] = (-leap.hind_forward * half, 0.0, -leap.hind_up * half)
+        fore = (
+            "stand" if fore_pushing else "fore_reach" if since >= leap.fore_reach_s else "fore_tuck"
+        )
+        hind = None
+        if hind_pushing:
             hind = "hind_extend"
         elif since >= hind_end:
             clear = state.foot_pos[HIND_FEET, 0].min() >= self.edge_x + leap.hind_clear_m
@@ -239,9 +250,7 @@ class JumpController:
         if down.any():
             if self.phase == "launch":
                 self.phase, self.times["land"] = "land", state.t
-            push[down, 2] = -leap.land_support * self.weight_n / max(int(down.sum()), 2)
-            if down.sum() >= 2 and (leap.land_level or leap.land_level_damping):
-                push[down, 2] = np.minimum(push[down, 2] - self._levelling(state, down), 0.0)
+            push[down] = -self._share(state, down, self._landing_force(state))
         if self._landed.all():
             self.times.setdefault("all_down", state.t)
             if state.t - self.times["all_down"] >= leap.settle_s:
@@ -265,20 +274,59 @@ class JumpController:
             self._poses[(fore, hind)] = pose
         return pose
 
-    def _levelling(self, state: DogState, down: np.ndarray) -> np.ndarray:
-        """Extra ground reactions [N, up] of the `down` feet that turn the trunk (chest and
-        pelvis) level: the least-norm vertical forces giving the moment about the trunk's
-        middle, moment = -W L (land_level tilt + land_level_damping tilt rate)."""
+    def _trunk_velocity(self, state: DogState) -> np.ndarray:
+        """The trunk's velocity [m/s]: the mean of the chest's and the pelvis's."""
+        return (state.link_vel[state.link_index("chest")] + state.base_vel) / 2
+
+    def _landing_force(self, state: DogState) -> np.ndarray:
+        """The force [N, world] the landed feet give the trunk: a damped spring to the
+        trunk's height at launch over the far side's ground, up, and its velocity eased
+        toward trot_on_mps along x and 0 across."""
+        leap = self.leap
+        error = self.landing_z + self.trunk_height_m - self._trunk_middle(state)[2]
+        v = self._trunk_velocity(state)
+        accel = np.array(
+            [
+                leap.land_damping * (leap.trot_on_mps - v[0]),
+                -leap.land_damping * v[1],
+                leap.land_stiffness * error - leap.land_damping * v[2],
+            ]
+        )
+        force = self.mass_kg * accel
+        force[2] += self.weight_n
+        return force
+
+    def _share(self, state: DogState, feet: np.ndarray, force: np.ndarray) -> np.ndarray:
+        """The ground reactions [N, world] (one row per foot of `feet`) that together give
+        the trunk `force` and the levelling moment (_level_moment) about its middle: the
+        least-norm solution, each then kept pushing (up) and within FRICTION of it."""
+        r = state.foot_pos[feet] - self._trunk_middle(state)
+        n = len(r)
+        A = np.zeros((6, 3 * n))
+        for k, (x, y, z) in enumerate(r):
+            A[:3, 3 * k : 3 * k + 3] = np.eye(3)
+            A[3:, 3 * k : 3 * k + 3] = ((0, -z, y), (z, 0, -x), (-y, x, 0))
+        wrench = np.concatenate([force, self._level_moment(state)])
+        f = (A.T @ np.linalg.solve(A @ A.T + 1e-6 * np.eye(6), wrench)).reshape(n, 3)
+        f[:, 2] = np.maximum(f[:, 2], 0.0)
+        along = np.linalg.norm(f[:, :2], axis=1)
+        f[:, :2] *= np.minimum(1.0, FRICTION * f[:, 2] / np.maximum(along, 1e-9))[:, None]
+        return f
+
+    def _trunk_middle(self, state: DogState) -> np.ndarray:
+        """The middle of the trunk [m]: between the chest's and the pelvis's frames."""
+        return (state.link_pos[state.link_index("chest")] + state.base_pos) / 2
+
+    def _level_moment(self, state: DogState) -> np.ndarray:
+        """The moment [N m, world] that turns the trunk (chest and pelvis) level and stops
+        its turning: W L (land_level x tilt - land_level_damping x angular velocity)."""
         chest = state.link_index("chest")
         up = quat_to_matrix(state.link_quat[chest])[:, 2] + quat_to_matrix(state.base_quat)[:, 2]
         up /= np.linalg.norm(up)
         rate = (state.link_angvel[chest] + state.base_angvel) / 2
         tilt = np.cross(up, (0.0, 0.0, 1.0))  # rotating by this levels the trunk
         scale = self.weight_n * self.skeleton.spec.leg_length
-        moment = scale * (self.leap.land_level * tilt[:2] - self.leap.land_level_damping * rate[:2])
-        r = state.foot_pos[down] - (state.link_pos[chest] + state.base_pos) / 2
-        A = np.stack([r[:, 1], -r[:, 0]])  # moment (x, y) of unit upward forces at the feet
-        return A.T @ np.linalg.solve(A @ A.T + 1e-6 * np.eye(2), moment)
+        return scale * (self.leap.land_level * tilt - self.leap.land_level_damping * rate)
 
     def _through_legs(self, state: DogState, push_world: np.ndarray) -> np.ndarray:
         """Joint torques [N*m] making each foot push `push_world` (4, 3) [N] on the ground:

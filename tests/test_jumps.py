@@ -145,9 +145,6 @@ def test_jump_onto_lands_all_four_feet_on_the_top_and_trots_on(runs: dict, seed:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True, reason="not done: from 0.5 m the landing pitches nose down or rolls over"
-)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_jump_off_lands_without_falling_and_the_pelvis_stays_high(runs: dict, seed: int) -> None:
     log, summary = runs[("jump-off", seed)]
