@@ -15,13 +15,14 @@ from pathlib import Path
 import numpy as np
 
 from quadsim.controller.kinematics import quat_to_matrix, yaw_of
-from quadsim.controller.loop import Controller
+from quadsim.controller.loop import CHEST, Controller
 from quadsim.controller.pd import ServoCommand, gain_arrays
 from quadsim.controller.stand import leg_kinematics
 from quadsim.controller.state import DogState
 from quadsim.controller.terrain import GroundMap, platform_box
 from quadsim.gaits.errors import GaitError
 from quadsim.gaits.params import GaitParams
+from quadsim.ik._rot import skew
 from quadsim.models import GRAVITY_MPS2, Skeleton
 from quadsim.skills.errors import PlanError, SkillError
 from quadsim.skills.posture import STAND, pose_angles
@@ -185,10 +186,11 @@ class JumpController:
             self.gait = gait_controller(self.skeleton, self.ground_map, state, self.trot)
         if self.phase == "approach":
             self.gait.command.speed_mps = self.leap.speed_mps
-            chest_x = state.link_pos[state.link_index("chest"), 0]
-            if chest_x < self.edge_x - self.leap.trigger_m:
+            chest_x = state.link_pos[CHEST, 0]
+            if chest_x >= self.edge_x - self.leap.trigger_m:
+                self._enter("launch", state)
+            else:
                 return self.gait.step(state)
-            self._enter("launch", state)
         if self.phase == "trot":
             return self.gait.step(state)
         return self._leap_step(state)
@@ -214,18 +216,15 @@ class JumpController:
         since = state.t - self.times["launch"]
         push = np.zeros((4, 3))  # what each foot pushes on the ground [N, world]
         half = self.weight_n / 2
-        hind_end = leap.hind_start_s + leap.hind_push_s
-        fore_pushing = since < leap.fore_push_s
-        hind_pushing = leap.hind_start_s <= since < hind_end
-        if fore_pushing:
+        if since < leap.fore_push_s:
             push[FORE_FEET, 2] = -leap.fore_up * half
-        if hind_pushing:
-            push[HIND_FEET] = (-leap.hind_forward * half, 0.0, -leap.hind_up * half)
-        fore = (
-            "stand" if fore_pushing else "fore_reach" if since >= leap.fore_reach_s else "fore_tuck"
-        )
+            fore = "stand"
+        else:
+            fore = "fore_reach" if since >= leap.fore_reach_s else "fore_tuck"
+        hind_end = leap.hind_start_s + leap.hind_push_s
         hind = None
-        if hind_pushing:
+        if leap.hind_start_s <= since < hind_end:
+            push[HIND_FEET] = (-leap.hind_forward * half, 0.0, -leap.hind_up * half)
             hind = "hind_extend"
         elif since >= hind_end:
             clear = state.foot_pos[HIND_FEET, 0].min() >= self.edge_x + leap.hind_clear_m
@@ -276,7 +275,7 @@ class JumpController:
 
     def _trunk_velocity(self, state: DogState) -> np.ndarray:
         """The trunk's velocity [m/s]: the mean of the chest's and the pelvis's."""
-        return (state.link_vel[state.link_index("chest")] + state.base_vel) / 2
+        return (state.link_vel[CHEST] + state.base_vel) / 2
 
     def _landing_force(self, state: DogState) -> np.ndarray:
         """The force [N, world] the landed feet give the trunk: a damped spring to the
@@ -302,10 +301,7 @@ class JumpController:
         least-norm solution, each then kept pushing (up) and within FRICTION of it."""
         r = state.foot_pos[feet] - self._trunk_middle(state)
         n = len(r)
-        A = np.zeros((6, 3 * n))
-        for k, (x, y, z) in enumerate(r):
-            A[:3, 3 * k : 3 * k + 3] = np.eye(3)
-            A[3:, 3 * k : 3 * k + 3] = ((0, -z, y), (z, 0, -x), (-y, x, 0))
+        A = np.vstack([np.tile(np.eye(3), n), np.hstack(skew(r))])  # force and moment of f
         wrench = np.concatenate([force, self._level_moment(state)])
         f = (A.T @ np.linalg.solve(A @ A.T + 1e-6 * np.eye(6), wrench)).reshape(n, 3)
         f[:, 2] = np.maximum(f[:, 2], 0.0)
@@ -315,15 +311,14 @@ class JumpController:
 
     def _trunk_middle(self, state: DogState) -> np.ndarray:
         """The middle of the trunk [m]: between the chest's and the pelvis's frames."""
-        return (state.link_pos[state.link_index("chest")] + state.base_pos) / 2
+        return (state.link_pos[CHEST] + state.base_pos) / 2
 
     def _level_moment(self, state: DogState) -> np.ndarray:
         """The moment [N m, world] that turns the trunk (chest and pelvis) level and stops
         its turning: W L (land_level x tilt - land_level_damping x angular velocity)."""
-        chest = state.link_index("chest")
-        up = quat_to_matrix(state.link_quat[chest])[:, 2] + quat_to_matrix(state.base_quat)[:, 2]
+        up = quat_to_matrix(state.link_quat[CHEST])[:, 2] + quat_to_matrix(state.base_quat)[:, 2]
         up /= np.linalg.norm(up)
-        rate = (state.link_angvel[chest] + state.base_angvel) / 2
+        rate = (state.link_angvel[CHEST] + state.base_angvel) / 2
         tilt = np.cross(up, (0.0, 0.0, 1.0))  # rotating by this levels the trunk
         scale = self.weight_n * self.skeleton.spec.leg_length
         return scale * (self.leap.land_level * tilt - self.leap.land_level_damping * rate)
@@ -332,7 +327,7 @@ class JumpController:
         """Joint torques [N*m] making each foot push `push_world` (4, 3) [N] on the ground:
         tau = J^T F in each leg's frame (the chest's for the fore legs, the pelvis's for the
         hind)."""
-        R_front = quat_to_matrix(state.link_quat[state.link_index("chest")])
+        R_front = quat_to_matrix(state.link_quat[CHEST])
         R_back = quat_to_matrix(state.base_quat)
         R = np.stack([R_front, R_front, R_back, R_back])
         force_leg = np.einsum("kji,kj->ki", R, push_world)
