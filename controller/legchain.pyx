@@ -432,14 +432,15 @@ cdef class SwingPlan:
         return [[self.path[k][i] for i in range(3)] for k in range(4)]
 
     def leg_targets(self, progress, stance, support, const double[:, ::1] liftoff,
-                    const double[:, ::1] anchor, ground, landing_ground,
+                    const double[:, ::1] anchor, ground, landing_ground, floor,
                     const double[:, :, ::1] frames,
                     const double[:, :, ::1] R, const double[:, ::1] height_d,
                     const double[:, :, ::1] R_d, const double[:, ::1] foot_pos):
         """Each leg's IK target (4 rows of x, y, z) [m] in its leg frame's coordinates. A
         swinging foot follows its path (swing_path) from `liftoff` to `anchor` (4, 2), over
         the ground (4,) (the foot sphere's centre height: `ground` under its lift-off,
-        `landing_ground` under its anchor), seen from its frame as it is
+        `landing_ground` under its anchor) and never below `floor` (4,) [m] (the terrain it
+        crosses; None on flat ground), seen from its frame as it is
         (frames (2, 3, 3): position, velocity, angular velocity; R (2, 3, 3)). A stance
         foot holds its anchor on the ground, reaching below it while it does not `support`,
         seen from its frame at its desired height (height_d[:, 0]) and orientation R_d
@@ -454,6 +455,8 @@ cdef class SwingPlan:
             if not stance[k]:
                 self._path(k, progress[k], liftoff[k, 0], liftoff[k, 1], anchor[k, 0],
                            anchor[k, 1], ground[k], landing_ground[k])
+                if floor is not None:
+                    self.path[k][2] = max(self.path[k][2], <double>floor[k])
                 d0 = self.path[k][0] - frames[f, 0, 0]
                 d1 = self.path[k][1] - frames[f, 0, 1]
                 d2 = self.path[k][2] - frames[f, 0, 2]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from quadsim.controller.footing import Footing
 from quadsim.controller.kinematics import quat_rows, wrap_angle
 from quadsim.controller.pd import ServoCommand, gain_arrays
 from quadsim.controller.spine import pitch_yaw_quat
@@ -172,8 +173,8 @@ class GaitTerms:
 
 class Controller:
     """The per-step controller of one skeleton and gait. dt: the control step [s];
-    ground_map: the terrain's heights (World.ground_map), which a swinging foot reads under
-    where it will land (on flat ground it needs none)."""
+    ground_map: the terrain's heights (World.ground_map), which the feet and frames read
+    (controller/footing.py; on flat ground it needs none)."""
 
     def __init__(
         self,
@@ -204,6 +205,8 @@ class Controller:
         mass = {k.name: k.mass for k in skeleton.links}
         self.seg_mass = np.array([[mass[n] for n in skeleton.legs[leg].links] for leg in LEGS])
         self.foot_radius = skeleton.spec.foot_radius
+        on_terrain = ground_map is not None and not ground_map.flat
+        self.footing = Footing(ground_map, self.foot_radius) if on_terrain else None
         self.chains = legchain.LegChains(
             self.legs.hip, self.legs.lengths, BEND, self.seg_mass * GRAVITY_MPS2
         )
@@ -334,6 +337,9 @@ class Controller:
         s.qd_target[:] = 0.0
         s.heading = self.command.heading_rad
         s.ground[:] = state.foot_pos[:, 2] - self.foot_radius
+        if self.footing is not None:
+            for k in range(4):
+                s.ground_offset[k] = self.footing.strike_offset(s.ground[k], state.foot_pos[k])
         s.liftoff[:] = state.foot_pos[:, :2]
         s.anchor[:] = state.foot_pos[:, :2]
         s.stance[:] = True
@@ -376,6 +382,8 @@ class Controller:
             if touchdown:  # the foot fixes its anchor and the ground height under it
                 s.ground[k] = state.foot_pos[k, 2] - self.foot_radius
                 s.anchor[k] = state.foot_pos[k, :2]
+                if self.footing is not None:
+                    s.ground_offset[k] = self.footing.strike_offset(s.ground[k], s.anchor[k])
             if lifted[k]:
                 s.liftoff[k] = state.foot_pos[k, :2]
             support.append(
@@ -386,6 +394,10 @@ class Controller:
             to_liftoff.append(
                 0.0 if in_swing[k] else (1.0 - stance_progress[k]) * self.gait.t_stance[k]
             )
+        if self.footing is not None:
+            for k in range(4):  # a foot down that has not found the ground: the map's
+                if stance[k] and not support[k]:
+                    s.ground[k] = self.footing.ground_at(s.ground_offset[k], s.anchor[k])
         s.stance[:], s.support[:] = stance, support
         return LegPhase(swing, to_liftoff, to_strike, stance, support, lifted)
 
@@ -415,11 +427,20 @@ class Controller:
             rate[k] += half_body * end * rate[2]
             accel[k] += half_body * end * accel[2]
         dz_front, dz_back, dpitch, head, tail, flex, bend = wave
-        ground = s.ground
+        ground, climb = s.ground.tolist(), [0.0, 0.0]
+        if self.footing is not None:
+            footing = self.footing
+            for k, sw in enumerate(legs.swing):  # on to its landing's ground as it swings
+                if sw >= 0.0:
+                    start = footing.ground_at(s.ground_offset[k], s.liftoff[k])
+                    end = footing.ground_at(s.ground_offset[k], s.anchor[k])
+                    ground[k] = start + (end - start) * min(sw, 1.0)
+            climb = [footing.climb_rate(frames[f, 0], frames[f, 1]) for f in (FRONT, BACK)]
+        ground_front, ground_back = (ground[0] + ground[1]) / 2, (ground[2] + ground[3]) / 2
         height_d = np.array(
             [
-                [(ground[0] + ground[1]) / 2 + self.gait.height_d[0] + dz_front, rate[0], accel[0]],
-                [(ground[2] + ground[3]) / 2 + self.gait.height_d[1] + dz_back, rate[1], accel[1]],
+                [ground_front + self.gait.height_d[0] + dz_front, rate[0] + climb[0], accel[0]],
+                [ground_back + self.gait.height_d[1] + dz_back, rate[1] + climb[1], accel[1]],
             ]
         )
         pitch_d = p["body_pitch_rad"] + dpitch
@@ -539,14 +560,23 @@ class Controller:
                 planned_swing,
                 s.anchor,
             )
+            if self.footing is not None:
+                for k in range(4):
+                    if planned_swing[k]:
+                        self.footing.off_edges(s.anchor[k], heading.forward)
         ground = (s.ground + self.foot_radius).tolist()  # the foot sphere's centre
-        landing = ground
-        if self.ground_map is not None and not self.ground_map.flat:  # risen or fallen
-            height = self.ground_map.height
-            landing = [
-                g + height(*s.anchor[k]) - height(*s.liftoff[k]) if planned_swing[k] else g
-                for k, g in enumerate(ground)
-            ]
+        landing, floor = ground, None
+        if self.footing is not None:  # from the ground it left to the ground it lands on
+            footing, r, landing = self.footing, self.foot_radius, list(ground)
+            floor = [-math.inf] * 4
+            for k in range(4):
+                if planned_swing[k]:
+                    off = s.ground_offset[k]
+                    ground[k] = footing.ground_at(off, s.liftoff[k]) + r
+                    landing[k] = footing.ground_at(off, s.anchor[k]) + r
+                    if footing.uneven(s.liftoff[k], s.anchor[k]):  # a rise to clear
+                        landing[k] = footing.landing_ground(off, s.anchor[k], heading.forward) + r
+                        floor[k] = footing.swing_floor(state.foot_pos[k], s.anchor[k])
         target = plan.leg_targets(
             legs.swing,
             legs.stance,
@@ -555,6 +585,7 @@ class Controller:
             s.anchor,
             ground,
             landing,
+            floor,
             frames.frames,
             frames.R,
             frames.height_d,

@@ -332,7 +332,7 @@ class World:
         c.changeDynamics(body, -1, lateralFriction=self.friction)
         c.changeVisualShape(body, -1, rgbaColor=(0.55, 0.5, 0.45, 1.0))
         self.terrain.append(body)
-        self.ground_map.fields.append((origin[0], origin[1], cell, field))
+        self.ground_map.add_field(origin, cell, field)
         return body
 
     def add_terrain(self, terrain: Terrain, seed: int = 0) -> None:

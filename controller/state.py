@@ -83,6 +83,9 @@ class ControllerState:
     liftoff: np.ndarray = field(default_factory=lambda: np.zeros((4, 2)))
     anchor: np.ndarray = field(default_factory=lambda: np.zeros((4, 2)))
     ground: np.ndarray = _legs(0.0)
+    # on terrain: how far above the map's ground each foot stood at its last strike [m]
+    # (its centre then, less its radius: a paw striking on its toe stands high)
+    ground_offset: np.ndarray = _legs(0.0)
     q_target_prev: np.ndarray = field(init=False)
     qd_target: np.ndarray = field(init=False)
     v_int: float = 0.0

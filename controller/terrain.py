@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.ndimage import uniform_filter
 
 from quadsim.controller.errors import SimError
 
@@ -24,6 +25,9 @@ WIDTH_M = 4.0  # [m]
 CELL_M = 0.05  # [m] the heightfield's grid
 TREAD_M = 0.4  # [m] a stair's depth
 RAMP_IN_M = 2.0  # [m] rough ground reaches its full amplitude over this length
+SMOOTH_M = 0.4  # [m] the lie of the land: heights averaged over squares this wide
+SMOOTH_CELL_M = 0.05  # [m] the grid they are averaged on
+GRID_M = 0.02  # [m] the grid a swinging foot reads the ground ahead of it on
 # the bounds a dog of 0.5 m legs could meet, and a typo could exceed
 MAX_STEP_M, MAX_SLOPE_DEG, MAX_ROUGH_M, MAX_STAIRS = 0.3, 40.0, 0.1, 200
 USAGE = "steps:H:D, slope:DEG, rough:A or stairs:H:N (H, D, A in m, DEG in degrees)"
@@ -48,10 +52,18 @@ class GroundMap:
         self.boxes: list[tuple[float, float, float, float, float]] = []
         # heightfields: grid origin (x, y) [m], cell [m], heights (nx, ny) [m]
         self.fields: list[tuple[float, float, float, np.ndarray]] = []
+        # the heights on grids, built on first use: averaged (the lie of the land), and not
+        self._smooth: tuple[float, float, np.ndarray] | None = None
+        self._grid: tuple[float, float, np.ndarray] | None = None
 
     def add_box(self, centre: tuple[float, ...], half_extents: tuple[float, ...]) -> None:
         (cx, cy, cz), (hx, hy, hz) = centre, half_extents
         self.boxes.append((cx - hx, cx + hx, cy - hy, cy + hy, cz + hz))
+        self._smooth = self._grid = None
+
+    def add_field(self, origin: tuple[float, float], cell: float, field: np.ndarray) -> None:
+        self.fields.append((origin[0], origin[1], cell, field))
+        self._smooth = self._grid = None
 
     @property
     def flat(self) -> bool:
@@ -74,6 +86,81 @@ class GroundMap:
                 far = corners[1, 0] * (1 - fv) + corners[1, 1] * fv
                 top = max(top, float(near * (1 - fu) + far * fu))
         return top
+
+    def grid_height(self, x: float, y: float) -> float:
+        """`height` read from a GRID_M grid, bilinear: cheap enough for every control step
+        (a step's edge becomes a ramp one cell wide)."""
+        return _bilinear(*self._fine(), GRID_M, x, y)
+
+    def max_height_along(self, x0: float, y0: float, x1: float, y1: float) -> float:
+        """The highest ground [m] on the segment from (x0, y0) to (x1, y1), read on the
+        GRID_M grid at every cell it crosses."""
+        gx, gy, grid = self._fine()
+        n = int(math.hypot(x1 - x0, y1 - y0) / GRID_M) + 1
+        top = -math.inf
+        for m in range(n + 1):
+            f = m / n
+            i = min(max(int((x0 + (x1 - x0) * f - gx) / GRID_M + 0.5), 0), grid.shape[0] - 1)
+            j = min(max(int((y0 + (y1 - y0) * f - gy) / GRID_M + 0.5), 0), grid.shape[1] - 1)
+            top = max(top, grid[i, j])
+        return float(top)
+
+    def mean_height(self, x: float, y: float) -> float:
+        """The ground's mean height [m] over a SMOOTH_M square about (x, y): the lie of the
+        land under a leg frame, without the bumps of rough ground."""
+        if self._smooth is None:
+            x0, y0, grid = self._gridded(SMOOTH_CELL_M)
+            window = int(round(SMOOTH_M / SMOOTH_CELL_M)) | 1
+            self._smooth = x0, y0, uniform_filter(grid, size=window, mode="nearest")
+        return _bilinear(*self._smooth, SMOOTH_CELL_M, x, y)
+
+    def _fine(self) -> tuple[float, float, np.ndarray]:
+        if self._grid is None:
+            self._grid = self._gridded(GRID_M)
+        return self._grid
+
+    def _gridded(self, cell: float) -> tuple[float, float, np.ndarray]:
+        """The heights on a grid of `cell` [m] over everything built and a margin: the
+        grid's first node (x, y) [m] and its heights (nx, ny) [m]."""
+        xs = [b[0] for b in self.boxes] + [f[0] for f in self.fields]
+        xe = [b[1] for b in self.boxes] + [f[0] + f[2] * (f[3].shape[0] - 1) for f in self.fields]
+        ys = [b[2] for b in self.boxes] + [f[1] for f in self.fields]
+        ye = [b[3] for b in self.boxes] + [f[1] + f[2] * (f[3].shape[1] - 1) for f in self.fields]
+        margin = 0.5
+        x0, y0 = min(xs, default=0.0) - margin, min(ys, default=0.0) - margin
+        nx = int((max(xe, default=0.0) + margin - x0) / cell) + 2
+        ny = int((max(ye, default=0.0) + margin - y0) / cell) + 2
+        grid = np.zeros((nx, ny))
+        for bx0, bx1, by0, by1, top in self.boxes:  # the nodes inside each box
+            i0, i1 = math.ceil((bx0 - x0) / cell), math.floor((bx1 - x0) / cell) + 1
+            j0, j1 = math.ceil((by0 - y0) / cell), math.floor((by1 - y0) / cell) + 1
+            block = grid[max(i0, 0) : max(i1, 0), max(j0, 0) : max(j1, 0)]
+            np.maximum(block, top, out=block)
+        for fx0, fy0, fcell, field in self.fields:  # bilinear at the nodes over each field
+            u = (x0 + cell * np.arange(nx) - fx0) / fcell
+            v = (y0 + cell * np.arange(ny) - fy0) / fcell
+            iu = (u >= 0) & (u < field.shape[0] - 1)
+            jv = (v >= 0) & (v < field.shape[1] - 1)
+            u, v = u[iu], v[jv]
+            i, j = np.floor(u).astype(int), np.floor(v).astype(int)
+            fu, fv = (u - i)[:, None], (v - j)[None, :]
+            near = field[i][:, j] * (1 - fv) + field[i][:, j + 1] * fv
+            far = field[i + 1][:, j] * (1 - fv) + field[i + 1][:, j + 1] * fv
+            block = grid[np.ix_(iu, jv)]
+            grid[np.ix_(iu, jv)] = np.maximum(block, near * (1 - fu) + far * fu)
+        return x0, y0, grid
+
+
+def _bilinear(x0: float, y0: float, grid: np.ndarray, cell: float, x: float, y: float) -> float:
+    """The heights `grid` (its first node at x0, y0, `cell` apart) at (x, y), bilinear;
+    its edge nodes' beyond it."""
+    u = min(max((x - x0) / cell, 0.0), grid.shape[0] - 1.001)
+    v = min(max((y - y0) / cell, 0.0), grid.shape[1] - 1.001)
+    i, j = int(u), int(v)
+    fu, fv = u - i, v - j
+    near = grid[i, j] * (1 - fv) + grid[i, j + 1] * fv
+    far = grid[i + 1, j] * (1 - fv) + grid[i + 1, j + 1] * fv
+    return float(near * (1 - fu) + far * fu)
 
 
 @dataclass(frozen=True)

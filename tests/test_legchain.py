@@ -353,7 +353,7 @@ def test_leg_targets_are_swing_paths_and_planted_feet_in_their_frames(seed: int)
     flags = (progress.tolist(), stance.tolist(), support.tolist())
     frame_args = (frames, np.ascontiguousarray(R), height_d, np.ascontiguousarray(R_d))
     got = plan.leg_targets(
-        *flags, liftoff, anchor, ground.tolist(), ground.tolist(), *frame_args, foot
+        *flags, liftoff, anchor, ground.tolist(), ground.tolist(), None, *frame_args, foot
     )
     path = swing_path(liftoff, anchor, progress, v["height"], ground, shape=(v["skew"], v["early"]))
     swing = _in_frames(path, frames[:, 0], R)
@@ -375,10 +375,18 @@ def test_leg_targets_are_swing_paths_and_planted_feet_in_their_frames(seed: int)
         flags = ([progress_now] * 4, swinging, support.tolist())
         landing = (ground + 0.1).tolist()
         paths = (liftoff, anchor, ground.tolist())
-        up = plan.leg_targets(*flags, *paths, landing, *frame_args, foot)
-        flat = plan.leg_targets(*flags, *paths, ground.tolist(), *frame_args, foot)
+        up = plan.leg_targets(*flags, *paths, landing, None, *frame_args, foot)
+        flat = plan.leg_targets(*flags, *paths, ground.tolist(), None, *frame_args, foot)
         world_rise = np.einsum("kij,kj->ki", R[FRAME_OF_LEG], up - flat)[:, 2]
         np.testing.assert_allclose(world_rise, rise, atol=1e-12)
+    # a floor lifts a swinging foot's target to it, in the world, and leaves it if below
+    flags = ([0.5] * 4, swinging, support.tolist())
+    free = plan.leg_targets(*flags, *paths, ground.tolist(), None, *frame_args, foot)
+    free_z = np.einsum("kij,kj->ki", R[FRAME_OF_LEG], free)[:, 2] + frames[FRAME_OF_LEG, 0, 2]
+    floor = free_z + np.array([0.05, -0.05, 0.2, -0.2])
+    held = plan.leg_targets(*flags, *paths, ground.tolist(), floor.tolist(), *frame_args, foot)
+    held_z = np.einsum("kij,kj->ki", R[FRAME_OF_LEG], held)[:, 2] + frames[FRAME_OF_LEG, 0, 2]
+    np.testing.assert_allclose(held_z, np.maximum(free_z, floor), atol=1e-12)
 
 
 HANGING = [*[j for pair in SKELETON.neck_joints for j in pair], *SKELETON.head_joints]
