@@ -4,10 +4,12 @@ about the ground under and ahead of each foot. Flat ground needs none of it.
 - A foot's ground anywhere is the map's, raised as it stood at its last strike (a paw that
   strikes on its toe stands its centre higher than its radius).
 - A landing point keeps off a step's edge (a foot aimed at an edge strikes the riser or
-  slips off it), and a swinging foot aims at the highest ground around it (on a rise, a
-  foot aimed at the ground under its landing point strikes the rise before it).
-- A swinging foot clears the ground between it and its landing point by a margin: the
-  blend of its lift-off's and landing's grounds does not see a step's edge between them.
+  slips off it).
+- A swing over a hill or a step (the lie of the land rising or falling under it; not rough
+  ground's bumps) clears the ground between the foot and its landing point by a margin,
+  since the blend of its lift-off's and landing's grounds does not see an edge between
+  them, and aims at the highest ground around its landing point (on a rise, a foot aimed at
+  the ground under its landing point strikes the rise before it).
 - A leg frame's height rides on its feet's grounds, a swinging foot's going on to its
   landing's as it swings; the rate the land under the frame rises at is fed forward.
 """
@@ -30,8 +32,8 @@ UNEVEN_M = 0.02  # [m] the lie of the land rising or falling this much under a s
 
 
 class Footing:
-    """The ground map as the controller reads it. `offset` (4,) [m]: how far above the
-    map each foot's ground stood at its last strike (the controller's state keeps it)."""
+    """The ground map as the controller reads it. A foot's `offset` [m] is how far above
+    the map its ground stood at its last strike (ControllerState.ground_offset keeps it)."""
 
     def __init__(self, ground_map: GroundMap, foot_radius: float) -> None:
         self.map = ground_map
