@@ -71,10 +71,10 @@ def test_the_height_map_is_the_ground_pybullet_collides_with(spec: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_the_trot_crosses_rough_ground_of_two_centimetres(seed: int) -> None:
-    _, summary = one_per_core(quadsim.simulate)("trot", 2.0, 20.0, seed=seed, terrain="rough:0.02")
+    _, summary = one_per_core(quadsim.simulate)("trot", 2.0, 12.0, seed=seed, terrain="rough:0.02")
     assert not summary["fell"], summary["fall_time_s"]
     assert summary["mean_speed_mps"] == pytest.approx(2.0, rel=0.2)
-    assert summary["distance_m"] > 30.0  # far onto the rough ground (it starts at 1.5 m)
+    assert summary["distance_m"] > 19.0  # far onto the rough ground (it starts at 1.5 m)
 
 
 def _map_of(spec: str, seed: int = 3) -> GroundMap:
@@ -155,15 +155,12 @@ def test_only_a_hill_or_a_step_under_a_swing_is_uneven_not_rough_ground() -> Non
 
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", ["steps:0.06:1", "slope:10"])
-def test_the_trot_crosses_six_centimetre_steps_and_a_ten_degree_hill(spec: str) -> None:
-    # the hill: 5.7 m up, 4 m over the top, 5.7 m down, from x = 1.5 m. Not every seed
-    # crosses the steps: a hind foot striking a riser late in its swing can throw the dog
-    # (seed 3 at 4.3 s; docs/results.md has seeds 0-7 over 20 s)
-    crossed = 0
-    for seed in range(4):
-        _, summary = one_per_core(quadsim.simulate)("trot", 2.0, 11.0, seed=seed, terrain=spec)
-        if not summary["fell"]:  # over the hill by 9.5 s, over 8 steps up and down
-            assert summary["mean_speed_mps"] == pytest.approx(2.0, rel=0.2)
-            assert summary["distance_m"] > 17.5
-            crossed += 1
-    assert crossed >= 3
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_trot_crosses_six_centimetre_steps_and_a_ten_degree_hill(spec: str, seed: int) -> None:
+    # the hill: 5.7 m up, 4 m over the top, 5.7 m down, from x = 1.5 m, crossed by 9.5 s.
+    # Not every seed crosses the steps: seeds 3 and 5 of 0-7 fall (a hind foot striking a
+    # riser late in its swing can throw the dog; docs/results.md)
+    _, summary = one_per_core(quadsim.simulate)("trot", 2.0, 11.0, seed=seed, terrain=spec)
+    assert not summary["fell"], summary["fall_time_s"]
+    assert summary["mean_speed_mps"] == pytest.approx(2.0, rel=0.2)
+    assert summary["distance_m"] > 17.5
