@@ -185,7 +185,6 @@ class Controller:
         ground_map: GroundMap | None = None,
     ) -> None:
         self.skeleton = skeleton
-        self.ground_map = ground_map
         self.dt = dt
         self.accel_limit = accel_limit_mps2
         self.command = Command()
@@ -573,10 +572,11 @@ class Controller:
                 if planned_swing[k]:
                     off = s.ground_offset[k]
                     ground[k] = footing.ground_at(off, s.liftoff[k]) + r
-                    landing[k] = footing.ground_at(off, s.anchor[k]) + r
                     if footing.uneven(s.liftoff[k], s.anchor[k]):  # a rise to clear
                         landing[k] = footing.landing_ground(off, s.anchor[k], heading.forward) + r
                         floor[k] = footing.swing_floor(state.foot_pos[k], s.anchor[k])
+                    else:
+                        landing[k] = footing.ground_at(off, s.anchor[k]) + r
         target = plan.leg_targets(
             legs.swing,
             legs.stance,
