@@ -293,6 +293,7 @@ def test_a_gait_file_is_saved_as_an_absolute_path_so_a_resume_may_run_elsewhere(
 def test_conditions_are_episodes_the_gait_must_also_stay_up_in(monkeypatch) -> None:
     import numpy as np
 
+    from quadsim.controller.terrain import parse_terrain
     from quadsim.gaits.params import GaitParams
     from quadsim.optimize import sim_eval
     from quadsim.optimize.objective import fall_penalty
@@ -310,6 +311,32 @@ def test_conditions_are_episodes_the_gait_must_also_stay_up_in(monkeypatch) -> N
     fallen = sim_eval.evaluate(x, 0, {**config, "conditions": ("rough", "band")})
     assert fallen.fell and fallen.total == pytest.approx(plain.total + fall_penalty(4, 10, 1e3))
     assert 1e3 < fallen.total < 1e4
+    # every condition runs, the penalty graded by the mean time the dog stayed up in them
+    monkeypatch.setattr(sim_eval, "condition_survival", lambda p, name, *a: 4.0 * (name == "hill"))
+    some = sim_eval.evaluate(x, 0, {**config, "conditions": ("steps", "hill", "rough")})
+    assert some.total == pytest.approx(plain.total + fall_penalty(4 / 3, 10, 1e3))
+    for name, spec in sim_eval.TERRAIN_OF_CONDITION.items():
+        assert name in sim_eval.CONDITIONS and parse_terrain(spec).kind in spec
+
+
+def test_a_terrain_crossed_too_slowly_counts_as_time_lost(monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from quadsim.gaits.params import GaitParams
+    from quadsim.optimize import sim_eval
+
+    walk, asked = GaitParams.load("walk"), []
+
+    def crossing(params, speed, duration, **kwargs):  # stays up at 0.4 m/s
+        asked.append(kwargs.get("terrain"))
+        return SimpleNamespace(status="ok", fall_time_s=None), {"mean_speed_mps": 0.4}
+
+    monkeypatch.setattr(sim_eval, "simulate", crossing)
+    # 0.4 m/s against a floor of 0.8 x 1.0 m/s: half the episode lost, on the terrain only
+    assert sim_eval.condition_survival(walk, "hill", 1.0, 0) == pytest.approx(5.0)
+    assert sim_eval.condition_survival(walk, "steps", 0.4, 0) == sim_eval.CONDITION_S
+    assert sim_eval.condition_survival(walk, "turn", 1.0, 0) == sim_eval.CONDITION_S
+    assert asked == ["slope:10", "steps:0.06:1", None]
     assert sim_eval.parse_conditions("all") == sim_eval.CONDITIONS
     assert sim_eval.parse_conditions("band, turn,band") == ("band", "turn")
     for bad in ("turn,fly", ",", "hills"):
