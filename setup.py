@@ -1,6 +1,6 @@
 """Builds the compiled parts of the control step (controller/legchain.pyx, the legs and leg
-frames; controller/jointservo.pyx, the joint servo); the rest of the project's metadata is
-in pyproject.toml."""
+frames; controller/jointservo.pyx, the joint servo; controller/heightgrid.pyx, the ground
+map's grid read on terrain); the rest of the project's metadata is in pyproject.toml."""
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -13,6 +13,6 @@ extensions = [
         [f"controller/{name}.pyx"],
         extra_compile_args=["-O2", "-ffp-contract=off"],
     )
-    for name in ("legchain", "jointservo")
+    for name in ("legchain", "jointservo", "heightgrid")
 ]
 setup(ext_modules=cythonize(extensions, language_level=3))

@@ -18,6 +18,7 @@ import numpy as np
 from scipy.ndimage import uniform_filter
 
 from quadsim.controller.errors import SimError
+from quadsim.controller.heightgrid import HeightGrid
 
 START_M = 1.5  # [m] flat ground before the terrain
 LENGTH_M = 120.0  # [m] a trot at 2 m/s goes 40 m in 20 s, a gallop 90
@@ -53,8 +54,8 @@ class GroundMap:
         # heightfields: grid origin (x, y) [m], cell [m], heights (nx, ny) [m]
         self.fields: list[tuple[float, float, float, np.ndarray]] = []
         # the heights on grids, built on first use: averaged (the lie of the land), and not
-        self._smooth: tuple[float, float, np.ndarray] | None = None
-        self._grid: tuple[float, float, np.ndarray] | None = None
+        self._smooth: HeightGrid | None = None
+        self._grid: HeightGrid | None = None
 
     def add_box(self, centre: tuple[float, ...], half_extents: tuple[float, ...]) -> None:
         (cx, cy, cz), (hx, hy, hz) = centre, half_extents
@@ -90,20 +91,12 @@ class GroundMap:
     def grid_height(self, x: float, y: float) -> float:
         """`height` read from a GRID_M grid, bilinear: cheap enough for every control step
         (a step's edge becomes a ramp one cell wide)."""
-        return _bilinear(*self._fine(), GRID_M, x, y)
+        return self._fine().at(x, y)
 
     def max_height_along(self, x0: float, y0: float, x1: float, y1: float) -> float:
         """The highest ground [m] on the segment from (x0, y0) to (x1, y1), read on the
         GRID_M grid at every cell it crosses."""
-        gx, gy, grid = self._fine()
-        n = int(math.hypot(x1 - x0, y1 - y0) / GRID_M) + 1
-        top = -math.inf
-        for m in range(n + 1):
-            f = m / n
-            i = min(max(int((x0 + (x1 - x0) * f - gx) / GRID_M + 0.5), 0), grid.shape[0] - 1)
-            j = min(max(int((y0 + (y1 - y0) * f - gy) / GRID_M + 0.5), 0), grid.shape[1] - 1)
-            top = max(top, grid[i, j])
-        return float(top)
+        return self._fine().max_along(x0, y0, x1, y1)
 
     def mean_height(self, x: float, y: float) -> float:
         """The ground's mean height [m] over a SMOOTH_M square about (x, y): the lie of the
@@ -111,12 +104,14 @@ class GroundMap:
         if self._smooth is None:
             x0, y0, grid = self._gridded(SMOOTH_CELL_M)
             window = int(round(SMOOTH_M / SMOOTH_CELL_M)) | 1
-            self._smooth = x0, y0, uniform_filter(grid, size=window, mode="nearest")
-        return _bilinear(*self._smooth, SMOOTH_CELL_M, x, y)
+            smooth = uniform_filter(grid, size=window, mode="nearest")
+            self._smooth = HeightGrid(x0, y0, SMOOTH_CELL_M, smooth)
+        return self._smooth.at(x, y)
 
-    def _fine(self) -> tuple[float, float, np.ndarray]:
+    def _fine(self) -> HeightGrid:
         if self._grid is None:
-            self._grid = self._gridded(GRID_M)
+            x0, y0, heights = self._gridded(GRID_M)
+            self._grid = HeightGrid(x0, y0, GRID_M, heights)
         return self._grid
 
     def _gridded(self, cell: float) -> tuple[float, float, np.ndarray]:
@@ -149,18 +144,6 @@ class GroundMap:
             block = grid[np.ix_(iu, jv)]
             grid[np.ix_(iu, jv)] = np.maximum(block, near * (1 - fu) + far * fu)
         return x0, y0, grid
-
-
-def _bilinear(x0: float, y0: float, grid: np.ndarray, cell: float, x: float, y: float) -> float:
-    """The heights `grid` (its first node at x0, y0, `cell` apart) at (x, y), bilinear;
-    its edge nodes' beyond it."""
-    u = min(max((x - x0) / cell, 0.0), grid.shape[0] - 1.001)
-    v = min(max((y - y0) / cell, 0.0), grid.shape[1] - 1.001)
-    i, j = int(u), int(v)
-    fu, fv = u - i, v - j
-    near = grid[i, j] * (1 - fv) + grid[i, j + 1] * fv
-    far = grid[i + 1, j] * (1 - fv) + grid[i + 1, j + 1] * fv
-    return float(near * (1 - fu) + far * fu)
 
 
 @dataclass(frozen=True)

@@ -97,6 +97,23 @@ def test_the_controllers_grid_reads_the_ground_of_the_map(spec: str) -> None:
             assert ground.grid_height(x, y) == pytest.approx(ground.height(x, y), abs=0.011)
 
 
+def test_the_compiled_grid_is_exact_on_a_plane_and_holds_its_edges_beyond_it() -> None:
+    from quadsim.controller.heightgrid import HeightGrid
+
+    xs, ys = np.meshgrid(np.arange(11) * 0.1, np.arange(6) * 0.1, indexing="ij")
+    grid = HeightGrid(2.0, -1.0, 0.1, 0.3 * xs - 0.2 * ys + 0.05)
+
+    def plane(x: float, y: float) -> float:
+        return 0.3 * (x - 2.0) - 0.2 * (y + 1.0) + 0.05
+
+    for x, y in np.random.default_rng(1).uniform((2.0, -1.0), (2.99, -0.51), (50, 2)):
+        assert grid.at(x, y) == pytest.approx(plane(x, y), abs=1e-12)
+    assert grid.at(1.0, -1.0) == pytest.approx(plane(2.0, -1.0))  # before the first node
+    # the highest node along a path: its nearest node at each cell's length
+    assert grid.max_along(2.0, -1.0, 2.5, -1.0) == pytest.approx(plane(2.5, -1.0))
+    assert grid.max_along(2.5, -0.5, 2.5, -1.0) == pytest.approx(plane(2.5, -1.0))
+
+
 def test_the_highest_ground_along_a_path_sees_a_step_between_its_ends() -> None:
     ground = _map_of("steps:0.06:1")  # blocks on x in [1.5, 2.5], [3.5, 4.5], ...
     assert ground.max_height_along(1.0, 0.0, 1.4, 0.0) == 0.0
