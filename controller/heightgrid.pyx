@@ -2,7 +2,7 @@
 """A regular grid of ground heights, read at control-step rate: bilinear heights and the
 highest node along a segment (the footing reads both several times a step on terrain)."""
 
-from libc.math cimport hypot
+from libc.math cimport INFINITY, hypot
 
 import numpy as np
 
@@ -37,7 +37,7 @@ cdef class HeightGrid:
         at every cell's length along it."""
         cdef Py_ssize_t n = <Py_ssize_t>(hypot(x1 - x0, y1 - y0) / self.cell) + 1
         cdef Py_ssize_t m, i, j
-        cdef double f, top = -np.inf
+        cdef double f, top = -INFINITY  # no Python lookup in the step
         for m in range(n + 1):
             f = m / <double>n
             i = <Py_ssize_t>((x0 + (x1 - x0) * f - self.x0) / self.cell + 0.5)
