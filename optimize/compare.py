@@ -93,6 +93,7 @@ def compare_log(
             "f_T": w.T,
             "f_df": w.df,
             "f_ph": w.ph,
+            "f_ld": w.ld,
         }
         if any(weighted[k] and k in obj.skipped for k in weighted):
             continue  # an objective with a term not measured (f_d without a clip) has no total
@@ -158,6 +159,7 @@ def comparison_text(c: Mapping[str, Any]) -> str:
         "f_T": ("stride period error [1]", w.T),
         "f_df": ("duty factor error [1]", w.df),
         "f_ph": ("touchdown phase error", w.ph),
+        "f_ld": ("extra landings a stride", w.ld),
     }
     lines.append(f"{'objective term':34}{'value':>10}{'weight':>8}{'weighted':>10}")
     for key, (label, weight) in weights.items():

@@ -46,6 +46,7 @@ CONDITIONS = ("turn", "rough", "band", "ramp", "stop", "steps", "hill")
 CONDITION_S = 10.0  # [s] each (the experiment's trot fell in the tests' turn at 8.7 s)
 TURN_RATE_DPS = 30.0
 STOP_AFTER_S = 3.0  # [s] of the gait before the stop condition's stop
+STOP_AGAIN_S = 2.0  # [s] of the gait again after it (the plans test's walk after a sit)
 ROUGH_M = 0.02
 TERRAIN_OF_CONDITION = {"rough": f"rough:{ROUGH_M:g}", "steps": "steps:0.06:1", "hill": "slope:10"}
 # a terrain crossed below this share of the commanded speed counts as lost in proportion (the
@@ -78,9 +79,9 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
     below SLOW_SHARE of `speed` shortens the time in proportion), from standing to the top
     of its speed band as fast as it can, then down to the bottom (band), or ramping up
     through the automatic gaits from 0.5 m/s below its band to 1 m/s above it, the gait in
-    place of its preset (ramp); or, in a plan, going STOP_AFTER_S at its speed, stopping and
-    sitting for 1 s, then standing (stop: a fall's time is scaled from the plan's length to
-    CONDITION_S)."""
+    place of its preset (ramp); or, in a plan, going STOP_AFTER_S at its speed, stopping,
+    sitting for 1 s, standing and going STOP_AGAIN_S again (stop: a fall's time is scaled
+    from the plan's length to CONDITION_S)."""
     kwargs: dict[str, Any] = {}
     played: GaitParams | str = params
     commanded: float | Profile = speed
@@ -102,7 +103,8 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
         from quadsim.skills.plan import parse_plan
         from quadsim.skills.scene import planned_duration, play_plan
 
-        steps = parse_plan(f"{params.gait} {speed:g} {STOP_AFTER_S:g}; sit 1")
+        gait = f"{params.gait} {speed:g}"
+        steps = parse_plan(f"{gait} {STOP_AFTER_S:g}; sit 1; {gait} {STOP_AGAIN_S:g}")
         result, _ = play_plan(steps, seed=seed, log_hz=10.0, use={params.gait: params})
         if result.status == "ok":
             return CONDITION_S

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -212,7 +212,8 @@ class Scene:
             return c.step(state)
         self._at_speed_since = None
         if not abs(v - self._blend_speed) < REBLEND_MPS:  # (NaN: set it now)
-            c.set_params(self.schedule.at(v).params)
+            params = self.schedule.at(v).params
+            c.set_params(square_stance(params) if self.stopping else params)
             self._blend_speed = v
         return c.step(state)
 
@@ -281,6 +282,17 @@ class Scene:
         gait = self.jump.gait if self.jump is not None else self.gait
         speed = gait.speed_now if gait is not None else 0.0
         return {"speed_cmd": speed, "plan_step": float(min(self.k, len(self.steps) - 1))}
+
+
+def square_stance(params: GaitParams) -> GaitParams:
+    """`params` with no foot placed inside its hip: slowing to a stop before a skill, the
+    dog squares up. A walk that steps under its midline (as the clips' dogs do) otherwise
+    stops on a narrow stance and rolls over as the legs ease to standing."""
+    values = {
+        key: max(value, 0.0) if key.startswith("step_offset_y_m.") else value
+        for key, value in params.values.items()
+    }
+    return replace(params, values=values)
 
 
 class _Resting(StepHook):

@@ -342,3 +342,30 @@ def test_a_terrain_crossed_too_slowly_counts_as_time_lost(monkeypatch) -> None:
     for bad in ("turn,fly", ",", "hills"):
         with pytest.raises(OptimizeError, match="choose from turn, rough, band, ramp"):
             sim_eval.parse_conditions(bad)
+
+
+def test_the_stop_condition_sits_and_goes_on_in_the_gait(monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from quadsim.gaits.params import GaitParams
+    from quadsim.optimize import sim_eval
+    from quadsim.skills import scene
+    from quadsim.skills.scene import planned_duration
+
+    walk, played = GaitParams.load("walk"), []
+
+    def falls_at_4(steps, **kwargs):
+        played.append((steps, kwargs["use"]))
+        return SimpleNamespace(status="fell", fall_time_s=4.0), {}
+
+    monkeypatch.setattr(scene, "play_plan", falls_at_4)
+    survived = sim_eval.condition_survival(walk, "stop", 1.2, 0)
+    ((steps, use),) = played
+    # the gait, a stop and a sit, then the gait again from standing (the plans test's walk)
+    assert [(s.kind, s.name, s.speed_mps) for s in steps] == [
+        ("gait", "walk", 1.2),
+        ("skill", "sit", 0.0),
+        ("gait", "walk", 1.2),
+    ]
+    assert use == {"walk": walk}
+    assert survived == pytest.approx(sim_eval.CONDITION_S * 4.0 / planned_duration(steps))

@@ -47,7 +47,7 @@ def test_compare_measures_the_run_and_the_clip(trot_log) -> None:
     assert c["clip"]["stride_period_s"] == pytest.approx(0.66, abs=0.01)
     assert c["speed_cmd_mps"] == pytest.approx(2.1)
     terms = c["terms"]
-    assert set(terms) == {"f_d", "f_v", "f_h", "f_r", "f_T", "f_df", "f_ph"}
+    assert set(terms) == {"f_d", "f_v", "f_h", "f_r", "f_T", "f_df", "f_ph", "f_ld"}
     assert terms["f_T"] == pytest.approx(
         abs(c["run"]["stride_period_s"] - 0.66) / c["clip"]["stride_period_s"], abs=0.02
     )

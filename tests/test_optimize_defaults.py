@@ -134,7 +134,20 @@ def test_footfall_terms_measure_period_duty_and_phase() -> None:
     assert footfall_terms(t, c, TROT_TARGETS)["f_ph"] == pytest.approx(0.1 / 4, abs=0.005)
     t = np.arange(0.0, 3.0, 0.001)  # standing: no stride to measure
     standing = footfall_terms(t, np.ones((len(t), 4), dtype=bool), TROT_TARGETS)
-    assert standing["f_T"] == 1.0 and standing["f_ph"] == 0.5
+    assert standing["f_T"] == 1.0 and standing["f_ph"] == 0.5 and standing["f_ld"] == 1.0
+
+
+def test_a_foot_landing_twice_a_stride_is_counted() -> None:
+    t, c = _contacts(0.5, TROT_SWING)
+    assert footfall_terms(t, c, TROT_TARGETS)["f_ld"] < 0.02
+    phase = (t / 0.5) % 1.0
+    lifted = c.copy()  # RH lifts mid-stance for 40 ms (longer than a bounce) and lands again
+    lifted[(phase > 0.70) & (phase < 0.78), 3] = False
+    terms = footfall_terms(t, lifted, TROT_TARGETS)
+    assert terms["f_ld"] == pytest.approx(1.0 / 4, abs=0.02)  # one foot of four, once more
+    bounce = c.copy()  # a gap under 30 ms is a bounce as it lands, not a landing
+    bounce[(phase > 0.70) & (phase < 0.74), 3] = False  # 20 ms
+    assert footfall_terms(t, bounce, TROT_TARGETS)["f_ld"] < 0.02
 
 
 def test_the_objectives_weigh_the_terms_they_name() -> None:
@@ -162,6 +175,7 @@ def test_the_objectives_weigh_the_terms_they_name() -> None:
             + w.T * terms["f_T"]
             + w.df * terms["f_df"]
             + w.ph * terms["f_ph"]
+            + w.ld * terms["f_ld"]
         )
         totals[name] = o.total
     assert totals["paper"] < 1e-6 < totals["footfalls"] == pytest.approx(totals["both"])
@@ -189,11 +203,12 @@ def test_the_objective_option_is_saved_and_in_the_provenance(tmp_path: Path) -> 
     best = GaitParams.load(out / "best_trot.toml")
     assert "--objective footfalls" in best.provenance["command"]
     row = _history(out)[0]
-    assert {"f_T", "f_df", "f_ph", "f_d"} <= set(row)
+    assert {"f_T", "f_df", "f_ph", "f_ld", "f_d"} <= set(row)
     # scored without f_d and f_h: the total is the velocity, heading and footfall terms
     w = OBJECTIVES["footfalls"]
     v, r = float(row["f_v"]), float(row["f_r"])
     ff = w.T * float(row["f_T"]) + w.df * float(row["f_df"]) + w.ph * float(row["f_ph"])
+    ff += w.ld * float(row["f_ld"])
     assert float(row["gen_best_f"]) == pytest.approx(w.v * v + w.r * r + ff)
 
 

@@ -87,3 +87,23 @@ def test_a_plan_stops_the_walk_at_its_clip_speed_sits_and_stands_again(seed: int
     _, summary = play_plan("walk 1.2 3; sit 1", seed=seed, log_hz=20.0)
     assert not summary["fell"], summary["fall_time_s"]
     assert [step["ok"] for step in summary["plan"]] == [True, True]
+
+
+def test_a_dog_slowing_for_a_skill_squares_up() -> None:
+    from dataclasses import replace
+
+    from quadsim.gaits.params import GaitParams
+    from quadsim.skills.scene import square_stance
+
+    walk = GaitParams.load("walk")
+    narrow = dict(walk.values)
+    narrow["step_offset_y_m.LF"] = narrow["step_offset_y_m.RF"] = -0.06  # under the midline
+    narrow["step_offset_y_m.LH"] = narrow["step_offset_y_m.RH"] = 0.04  # outside the hips
+    squared = square_stance(replace(walk, values=narrow))
+    # no foot inside its hip; the feet already outside, and everything else, as they were
+    assert squared["step_offset_y_m.LF"] == squared["step_offset_y_m.RF"] == 0.0
+    fore = ("step_offset_y_m.LF", "step_offset_y_m.RF")
+    assert {k: v for k, v in squared.values.items() if k not in fore} == {
+        k: v for k, v in narrow.items() if k not in fore
+    }
+    assert squared["step_offset_y_m.LH"] == squared["step_offset_y_m.RH"] == 0.04
