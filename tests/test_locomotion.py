@@ -142,8 +142,15 @@ def test_same_seed_same_run_bit_for_bit() -> None:
     assert not np.array_equal(a.log["joint_q"], c.log["joint_q"])
 
 
-# walk03 is left out: it holds a trot, and its mean speed scales to 1.8 m/s, past the walk
-MOCAP_CLIPS = {"walk": ("dog_walk00_joint_pos.txt",), "trot": ("dog_trot_joint_pos.txt",)}
+# the two walking dogs' LF lands 0.07 (walk00) and 0.19 (walk03) of a stride after LH: a walk
+# matches one of them; walk03 also holds a trot (frames 448-481), so its mean speed scales to
+# 1.8 m/s, past the walk's band
+MOCAP_CLIPS = {
+    "walk": ("dog_walk00_joint_pos.txt", "dog_walk03_joint_pos.txt"),
+    "trot": ("dog_trot_joint_pos.txt",),
+}
+ONE_GAIT_CLIPS = ("dog_walk00_joint_pos.txt", "dog_trot_joint_pos.txt")
+FOOTFALLS_WITHIN = 0.15  # duty factor and touchdown phase [stride]
 
 
 @pytest.mark.parametrize(
@@ -160,28 +167,32 @@ def test_footfalls_are_those_of_the_real_dog(
     from quadsim.mocap.motion import froude_speed, leg_length, load_reference
     from quadsim.optimize.sim_eval import dog_leg_length
 
+    reals = {}
     for clip in MOCAP_CLIPS[gait]:
         motion = load_reference(mocap_dir / clip)
-        real = analyze_footfalls(motion)
-        # the real dog's speed, scaled to our dog's size at the same Froude number
-        similar = froude_speed(
-            real.speed_mps, leg_length(motion, stance=real.stance), dog_leg_length()
+        reals[clip] = real = analyze_footfalls(motion)
+        if clip in ONE_GAIT_CLIPS:
+            # the real dog's speed, scaled to our dog's size at the same Froude number
+            similar = froude_speed(
+                real.speed_mps, leg_length(motion, stance=real.stance), dog_leg_length()
+            )
+            lo, hi = GaitParams.load(gait).speed_band_mps
+            assert lo <= similar <= hi, (clip, similar)
+    for seed in SEEDS:
+        s, _, _ = runs[(gait, speed, seed, False)]
+        gaps = {
+            clip: max(
+                max(
+                    abs(s["duty_factor"][foot] - real.duty_factor[foot]),
+                    _circ(s["phase_offset"][foot], real.phase_offset[foot]),
+                )
+                for foot in FEET
+            )
+            for clip, real in reals.items()
+        }
+        assert min(gaps.values()) <= FOOTFALLS_WITHIN, (
+            seed,
+            gaps,
+            s["duty_factor"],
+            s["phase_offset"],
         )
-        lo, hi = GaitParams.load(gait).speed_band_mps
-        assert lo <= similar <= hi, (clip, similar)
-        for seed in SEEDS:
-            s, _, _ = runs[(gait, speed, seed, False)]
-            for foot in FEET:
-                assert abs(s["duty_factor"][foot] - real.duty_factor[foot]) <= 0.15, (
-                    clip,
-                    seed,
-                    foot,
-                    s["duty_factor"],
-                    real.duty_factor,
-                )
-                assert _circ(s["phase_offset"][foot], real.phase_offset[foot]) <= 0.15, (
-                    clip,
-                    seed,
-                    foot,
-                    s["phase_offset"],
-                )

@@ -1,8 +1,9 @@
-"""Issue 29's realism targets, against the real dog's clips (slow): the trot that
-`quadsim optimize` made against dog_trot with the turn, rough-ground and speed-band conditions
-(docs/experiments/optimize-trot-robust-2026-12-04; not yet the preset: from it, 8 of 12
-of the optimizer's generation 1 fall at the default step, and `--recover` fails after the
-900 N push) at the clip's Froude-scaled speed, measured against the clip.
+"""Issue 29's realism targets, against the real dog's clips (slow), at the clips'
+Froude-scaled speeds: the walk preset, which `quadsim optimize` made against dog_walk03, and
+the trot that it made against dog_trot with the turn, rough-ground and speed-band conditions
+(docs/experiments/optimize-trot-robust-2026-12-04; not yet the preset: from it, 8 of 12 of
+the optimizer's generation 1 fall at the default step, and `--recover` fails after the 900 N
+push).
 
 The clips are read from ../shared/data/dog_mocap (CC BY-NC 4.0, never copied in); the
 comparison is `quadsim compare`'s (quadsim.optimize.compare.compare_log).
@@ -17,6 +18,7 @@ import pytest
 from sim_slots import SLOTS, one_per_core
 
 from quadsim.controller.simulate import simulate
+from quadsim.gaits.params import PRESET_DIR
 from quadsim.models import LEGS
 from quadsim.optimize.compare import compare_log
 
@@ -25,15 +27,19 @@ CLIPS = Path(__file__).resolve().parents[1].parent / "shared/data/dog_mocap"
 DURATION = 14.0
 SEEDS = (0, 1)
 # gait -> (speed [m/s], clip): the issue's Froude-scaled speeds
-REAL = {"trot": (2.1, "dog_trot")}
+REAL = {"walk": (1.2, "dog_walk03"), "trot": (2.1, "dog_trot")}
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "docs/experiments"
-GAIT_FILE = {"trot": EXPERIMENTS / "optimize-trot-robust-2026-12-04/mean_trot.toml"}
+GAIT_FILE = {
+    "walk": PRESET_DIR / "walk.toml",
+    "trot": EXPERIMENTS / "optimize-trot-robust-2026-12-04/mean_trot.toml",
+}
 PERIOD_WITHIN = 0.15  # of the clip's stride period
 DUTY_WITHIN = 0.10
 PHASE_WITHIN = 0.10  # [stride]
 SPEED_WITHIN = 0.10
-# f_d of the hand-tuned presets on the same clips (bench_realism.py at 563c6cf, seeds 0-1)
-HAND_TUNED_F_D = {"trot": 0.031}
+# f_d of the hand-tuned presets on the same clips (bench_realism.py, seeds 0-1: the trot at
+# 563c6cf, the walk at bec5222)
+HAND_TUNED_F_D = {"walk": 0.039, "trot": 0.031}
 F_D_GAIN = 0.30  # the optimizer's presets are at least this much closer to the clip
 
 
@@ -63,8 +69,12 @@ def test_the_gait_keeps_its_speed_and_its_feet(compared, gait: str) -> None:
         assert abs(summary["mean_speed_mps"] - speed) <= SPEED_WITHIN * speed, (gait, seed)
 
 
-@pytest.mark.xfail(strict=True, reason="not met: the trot strides 0.46 s, 0.70 of the clip's 0.66")
-@pytest.mark.parametrize("gait", list(REAL))
+def _unmet_for_the_trot(reason: str) -> list:
+    """The gaits, the trot's target marked as not met (strict: it fails once it is met)."""
+    return ["walk", pytest.param("trot", marks=pytest.mark.xfail(strict=True, reason=reason))]
+
+
+@pytest.mark.parametrize("gait", _unmet_for_the_trot("the trot strides 0.46 s, 0.70 of 0.66"))
 def test_strides_as_long_as_the_real_dogs(compared, gait: str) -> None:
     for seed in SEEDS:
         _, c = compared[gait, seed]
@@ -72,7 +82,20 @@ def test_strides_as_long_as_the_real_dogs(compared, gait: str) -> None:
         assert abs(sim - real) <= PERIOD_WITHIN * real, (gait, seed, sim, real)
 
 
-@pytest.mark.parametrize("gait", list(REAL))
+@pytest.mark.parametrize(
+    "gait",
+    [
+        pytest.param(
+            "walk",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="RF lands 0.10-0.11 of a stride off dog_walk03's: the symmetric walk "
+                "lands it half a stride after LF, the clip's dog 0.47 after",
+            ),
+        ),
+        "trot",
+    ],
+)
 def test_feet_down_and_landing_as_the_real_dogs(compared, gait: str) -> None:
     for seed in SEEDS:
         _, c = compared[gait, seed]
@@ -86,8 +109,7 @@ def test_feet_down_and_landing_as_the_real_dogs(compared, gait: str) -> None:
             assert phase_gap <= PHASE_WITHIN, (gait, seed, foot, run["phase_offset"], clip)
 
 
-@pytest.mark.xfail(strict=True, reason="not met: the optimizer's trot is 26% closer, not 30%")
-@pytest.mark.parametrize("gait", list(REAL))
+@pytest.mark.parametrize("gait", _unmet_for_the_trot("the trot's f_d is 26% lower, not 30%"))
 def test_markers_closer_to_the_clip_than_the_hand_tuned_preset(compared, gait: str) -> None:
     for seed in SEEDS:
         _, c = compared[gait, seed]
