@@ -93,9 +93,10 @@ def picture(out: Path) -> None:
     print(f"{out}: {out.stat().st_size / 1e3:.0f} kB")
 
 
-def clips(folder: Path, seconds: float, size: tuple[int, int]) -> None:
+def clips(folder: Path, seconds: float, size: tuple[int, int], gaits: list[str]) -> None:
     folder.mkdir(exist_ok=True)
-    for gait, speed in NOMINAL_SPEED_MPS.items():
+    for gait in gaits:
+        speed = NOMINAL_SPEED_MPS[gait]
         start = speed / ACCEL_MPS2 + SETTLE_S
         path = folder / f"{gait}.mp4"
         recorder = LateRecorder(path, start, size)
@@ -113,11 +114,17 @@ def main() -> None:
     parser.add_argument("--picture-only", action="store_true")
     parser.add_argument("--seconds", type=float, default=4.0, help="clip length [s]")
     parser.add_argument("--size", default="480x360", help="clip frame size, WxH")
+    parser.add_argument(
+        "--gaits", default=",".join(NOMINAL_SPEED_MPS), help="the clips to film (a changed gait's)"
+    )
     args = parser.parse_args()
+    gaits = args.gaits.split(",")
+    if unknown := sorted(set(gaits) - set(NOMINAL_SPEED_MPS)):
+        parser.error(f"unknown gaits {unknown}; choose from {', '.join(NOMINAL_SPEED_MPS)}")
     picture(DOCS / "dog.png")
     if not args.picture_only:
         width, height = (int(v) for v in args.size.split("x"))
-        clips(DOCS / "clips", args.seconds, (width, height))
+        clips(DOCS / "clips", args.seconds, (width, height), gaits)
 
 
 if __name__ == "__main__":
