@@ -6,6 +6,7 @@ module-level function that each worker process calls with its own pybullet clien
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
@@ -41,8 +42,8 @@ SETTLE_S = 2.0  # the start from standing is not part of the style terms
 # one (the acceptance tests' 30 deg/s turn, +-2 cm rough ground and the speed ramps: within the
 # gait's band, and through the automatic gaits with the candidate in place of its preset; and
 # the stop before a skill in a plan; and the terrain floors of the robustness issue: 6 cm steps
-# and a 10 degree hill)
-CONDITIONS = ("turn", "rough", "band", "ramp", "stop", "steps", "hill")
+# and a 10 degree hill; and its pushes from every side)
+CONDITIONS = ("turn", "rough", "band", "ramp", "stop", "steps", "hill", "push")
 CONDITION_S = 10.0  # [s] each (the experiment's trot fell in the tests' turn at 8.7 s)
 TURN_RATE_DPS = 30.0
 STOP_AFTER_S = 3.0  # [s] of the gait before the stop condition's stop
@@ -55,6 +56,12 @@ SLOW_SHARE = 0.8
 # a fall in a condition costs more than any gait that stays up scores, less than a fall in the
 # scored episode (1e4 to 2e4), graded by how long the dog stayed up
 CONDITION_PENALTY = 1e3
+# the push condition: horizontal pushes on the chest, PUSH_NS each (above the robustness
+# issue's floors of 15-20 N s), at these times, from directions 135 degrees apart that start
+# at 45 degrees times the seed, so over the seeds every one of the 8 directions comes
+PUSH_NS = 25.0
+PUSH_S = 0.1
+PUSH_TIMES_S = (3.0, 5.5, 8.0)
 CONDITION_SEED = 104729  # condition i runs on the evaluation's seed + (i + 1) * this
 
 
@@ -77,7 +84,8 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
     fall): turning at TURN_RATE_DPS (left on even seeds, right on odd), on rough ground,
     over 6 cm steps up and down (steps) or a 10 degree hill (hill) (on terrain, a mean speed
     below SLOW_SHARE of `speed` shortens the time in proportion), from standing to the top
-    of its speed band as fast as it can, then down to the bottom (band), or ramping up
+    of its speed band as fast as it can, then down to the bottom (band), pushed PUSH_NS at
+    PUSH_TIMES_S from three directions (push), or ramping up
     through the automatic gaits from 0.5 m/s below its band to 1 m/s above it, the gait in
     place of its preset (ramp); or, in a plan, going STOP_AFTER_S at its speed, stopping,
     sitting for 1 s, standing and going STOP_AGAIN_S again (stop: a fall's time is scaled
@@ -89,6 +97,8 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
         kwargs["turn_rate_dps"] = TURN_RATE_DPS if seed % 2 == 0 else -TURN_RATE_DPS
     elif condition in TERRAIN_OF_CONDITION:
         kwargs["terrain"] = TERRAIN_OF_CONDITION[condition]
+    elif condition == "push":
+        kwargs["pushes"] = condition_pushes(seed)
     elif condition == "band":
         low, high = params.speed_band_mps
         half, end = CONDITION_S / 2, CONDITION_S
@@ -117,6 +127,16 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
     if condition in TERRAIN_OF_CONDITION:
         return CONDITION_S * min(summary["mean_speed_mps"] / (SLOW_SHARE * speed), 1.0)
     return CONDITION_S
+
+
+def condition_pushes(seed: int) -> list[Push]:
+    """The push condition's pushes on one seed (see PUSH_NS)."""
+    force = PUSH_NS / PUSH_S
+    pushes = []
+    for i, t in enumerate(PUSH_TIMES_S):
+        a = math.radians(45.0 * ((seed + 3 * i) % 8))
+        pushes.append(Push(t, (force * math.cos(a), force * math.sin(a), 0.0), PUSH_S))
+    return pushes
 
 
 @lru_cache(maxsize=4)

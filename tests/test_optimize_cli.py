@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import pickle
 import re
 from pathlib import Path
@@ -342,6 +343,33 @@ def test_a_terrain_crossed_too_slowly_counts_as_time_lost(monkeypatch) -> None:
     for bad in ("turn,fly", ",", "hills"):
         with pytest.raises(OptimizeError, match="choose from turn, rough, band, ramp"):
             sim_eval.parse_conditions(bad)
+
+
+def test_the_push_condition_pushes_from_every_side_over_the_seeds(monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from quadsim.gaits.params import GaitParams
+    from quadsim.optimize import sim_eval
+
+    directions = set()
+    for seed in range(8):
+        pushes = sim_eval.condition_pushes(seed)
+        assert [p.start for p in pushes] == list(sim_eval.PUSH_TIMES_S)
+        for p in pushes:
+            assert p.force[2] == 0.0 and p.link == "chest"
+            assert math.hypot(*p.force) * p.duration == pytest.approx(sim_eval.PUSH_NS)
+            directions.add(round(math.degrees(math.atan2(p.force[1], p.force[0]))) % 360)
+    assert directions == set(range(0, 360, 45))
+    # the episode is the gait at its speed with those pushes, and a fall's time is its score
+    asked = []
+
+    def pushed(params, speed, duration, **kwargs):
+        asked.append(kwargs["pushes"])
+        return SimpleNamespace(status="fell", fall_time_s=3.5), {}
+
+    monkeypatch.setattr(sim_eval, "simulate", pushed)
+    assert sim_eval.condition_survival(GaitParams.load("walk"), "push", 1.0, 5) == 3.5
+    assert asked == [sim_eval.condition_pushes(5)]
 
 
 def test_the_stop_condition_sits_and_goes_on_in_the_gait(monkeypatch) -> None:
