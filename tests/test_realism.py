@@ -92,18 +92,7 @@ def test_strides_as_long_as_the_real_dogs(compared, gait: str) -> None:
 
 @pytest.mark.parametrize(
     "gait",
-    [
-        pytest.param(
-            "walk",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="RF lands 0.10-0.11 of a stride off dog_walk03's: the symmetric walk "
-                "lands it half a stride after LF, the clip's dog 0.47 after",
-            ),
-        ),
-        "trot",
-        "pace",
-    ],
+    ["walk", "trot", "pace"],
 )
 def test_feet_down_and_landing_as_the_real_dogs(compared, gait: str) -> None:
     for seed in SEEDS:
