@@ -18,6 +18,8 @@ import argparse
 import json
 import math
 import statistics
+import sys
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -88,6 +90,17 @@ def table(summaries: list[dict], time_factor: float = 1.0) -> list[str]:
             f"| {max(s['realtime_factor'] for s in runs):.2f} |"
         )
     return lines
+
+
+def gait_sources(gaits: Iterable[str], use: list[str]) -> dict[str, str]:
+    """Each gait's preset name, or the file `--use GAIT=FILE` plays in its place."""
+    source = {g: g for g in gaits}
+    for item in use:
+        gait, sep, path = item.partition("=")
+        if not sep or gait not in source or not Path(path).is_file():
+            sys.exit(f"--use {item!r}: expected GAIT=FILE, GAIT one of {', '.join(source)}")
+        source[gait] = path
+    return source
 
 
 def write_section(path: Path, mark: str, title: str, how: str, lines: list[str]) -> None:

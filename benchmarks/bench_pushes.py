@@ -25,7 +25,7 @@ import math
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from bench_gaits import RESULTS, write_section
+from bench_gaits import RESULTS, gait_sources, write_section
 
 import quadsim
 from quadsim.gaits.params import NOMINAL_SPEED_MPS, GaitParams
@@ -41,8 +41,7 @@ FIGURE = Path(__file__).resolve().parents[1] / "docs" / "pushes.png"
 def survives(gait: str, direction_deg: float, force_n: float, seed: int, source: str) -> bool:
     """Whether the dog is still up RECOVER_S after the push; source: the gait's preset name or
     file."""
-    a = math.radians(direction_deg)
-    push = quadsim.Push(PUSH_AT_S, (force_n * math.cos(a), force_n * math.sin(a), 0.0), PUSH_S)
+    push = quadsim.Push.horizontal(PUSH_AT_S, force_n, direction_deg, PUSH_S)
     _, summary = quadsim.simulate(
         GaitParams.load(source),
         NOMINAL_SPEED_MPS[gait],
@@ -114,7 +113,7 @@ def main() -> None:
     ap.add_argument("--use", action="append", default=[], metavar="GAIT=FILE")
     ap.add_argument("--out", type=Path, default=RESULTS, help="the results file to rewrite")
     args = ap.parse_args()
-    source = {g: g for g in NOMINAL_SPEED_MPS} | dict(u.split("=", 1) for u in args.use)
+    source = gait_sources(NOMINAL_SPEED_MPS, args.use)
     if args.survival:
         impulses = {g: float(n) for g, n in (item.split("=") for item in args.survival.split(","))}
         print("\n".join(survival_counts(impulses, args.seeds, args.workers, source)))

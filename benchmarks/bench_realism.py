@@ -29,7 +29,7 @@ from quadsim.optimize.sim_eval import SETTLE_S
 from quadsim.optimize.targets import target_file, target_names
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_gaits import RESULTS, write_section  # noqa: E402
+from bench_gaits import RESULTS, gait_sources, write_section  # noqa: E402
 
 CLIPS = Path(__file__).resolve().parents[2] / "shared" / "data" / "dog_mocap"
 TARGETS = "literature"  # what a gait without a clip is measured against
@@ -123,7 +123,7 @@ def main() -> None:
     ap.add_argument("--use", action="append", default=[], metavar="GAIT=FILE")
     ap.add_argument("--out", type=Path, default=RESULTS, help="the results file to rewrite")
     args = ap.parse_args()
-    source = {g: g for g in REAL} | dict(u.split("=", 1) for u in args.use)
+    source = gait_sources(REAL, args.use)
     if not CLIPS.is_dir():
         sys.exit(f"the dog clips are not in {CLIPS}")
     jobs = [

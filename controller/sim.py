@@ -93,6 +93,15 @@ class Push:
     duration: float
     link: str = "chest"
 
+    @classmethod
+    def horizontal(
+        cls, start: float, force_n: float, direction_deg: float, duration: float
+    ) -> Push:
+        """A horizontal push of `force_n` [N] from `direction_deg` (0: along +x, forward from
+        standing; 90: along +y, to the dog's left)."""
+        a = math.radians(direction_deg)
+        return cls(start, (force_n * math.cos(a), force_n * math.sin(a), 0.0), duration)
+
     def __post_init__(self) -> None:
         if not (self.duration > 0 and math.isfinite(self.duration)):
             raise SimError(

@@ -6,7 +6,6 @@ module-level function that each worker process calls with its own pybullet clien
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
@@ -131,12 +130,10 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
 
 def condition_pushes(seed: int) -> list[Push]:
     """The push condition's pushes on one seed (see PUSH_NS)."""
-    force = PUSH_NS / PUSH_S
-    pushes = []
-    for i, t in enumerate(PUSH_TIMES_S):
-        a = math.radians(45.0 * ((seed + 3 * i) % 8))
-        pushes.append(Push(t, (force * math.cos(a), force * math.sin(a), 0.0), PUSH_S))
-    return pushes
+    return [
+        Push.horizontal(t, PUSH_NS / PUSH_S, 45.0 * ((seed + 3 * i) % 8), PUSH_S)
+        for i, t in enumerate(PUSH_TIMES_S)
+    ]
 
 
 @lru_cache(maxsize=4)
