@@ -3,14 +3,19 @@ ground, and every other gait at its nominal speed over rough ground, 20 s from s
 table in docs/results.md (between its `bench_terrain` markers).
 
     python benchmarks/bench_terrain.py [--terrains steps:0.06:1,slope:10] [--seeds 8]
+        [--gaits walk] [--use walk=FILE] [--out FILE]
+
+`--gaits` measures only these gaits' rows; `--use GAIT=FILE` plays a gait file (an
+optimizer's best) in the preset's place; `--out FILE` writes the table elsewhere.
 """
 
 from __future__ import annotations
 
 import argparse
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
-from bench_gaits import RESULTS, write_section
+from bench_gaits import RESULTS, gait_sources, write_section
 
 import quadsim
 from quadsim.gaits.params import NOMINAL_SPEED_MPS
@@ -22,8 +27,8 @@ DURATION_S = 20.0
 
 
 def run(job: tuple[str, float, str, int]) -> dict:
-    gait, speed, terrain, seed = job
-    _, summary = quadsim.simulate(gait, speed, DURATION_S, seed=seed, terrain=terrain, log_hz=5.0)
+    played, speed, terrain, seed = job  # a preset's name or a gait file
+    _, summary = quadsim.simulate(played, speed, DURATION_S, seed=seed, terrain=terrain, log_hz=5.0)
     return summary
 
 
@@ -32,13 +37,20 @@ def main() -> None:
     ap.add_argument("--terrains", default=",".join(TERRAINS))
     ap.add_argument("--seeds", type=int, default=8, help="seeds 0..N-1")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--gaits", default=",".join(NOMINAL_SPEED_MPS), help="comma-separated")
+    ap.add_argument("--use", action="append", default=[], metavar="GAIT=FILE")
+    ap.add_argument("--out", type=Path, default=RESULTS, help="the results file to rewrite")
     args = ap.parse_args()
-    rows = [(t, g, v) for t in args.terrains.split(",") for g, v in GAITS]
-    others = [g for g in NOMINAL_SPEED_MPS if g not in dict(GAITS)]
+    source = gait_sources(NOMINAL_SPEED_MPS, args.use)
+    wanted = [g.strip() for g in args.gaits.split(",")]
+    if unknown := [g for g in wanted if g not in NOMINAL_SPEED_MPS]:
+        ap.error(f"unknown gait {', '.join(unknown)}; choose from {', '.join(NOMINAL_SPEED_MPS)}")
+    rows = [(t, g, v) for t in args.terrains.split(",") for g, v in GAITS if g in wanted]
+    others = [g for g in NOMINAL_SPEED_MPS if g not in dict(GAITS) and g in wanted]
     rows += [(ROUGH_FOR_ALL, g, NOMINAL_SPEED_MPS[g]) for g in others]
     jobs = [(g, v, t, s) for t, g, v in rows for s in range(args.seeds)]
     with ProcessPoolExecutor(args.workers) as pool:
-        summaries = list(pool.map(run, jobs))
+        summaries = list(pool.map(run, [(source[g], v, t, s) for g, v, t, s in jobs]))
     lines = [
         "| terrain | gait | speed cmd [m/s] | crossed | fell at [s] | mean speed [m/s] |",
         "|---|---|---|---|---|---|",
@@ -57,7 +69,7 @@ def main() -> None:
         "runs that crossed; the terrain starts 1.5 m ahead; steps:H:D are blocks H m high and "
         "D m long with D m between them, slope:DEG a 1 m hill, rough:A +-A m)"
     )
-    write_section(RESULTS, "bench_terrain", "Crossing terrain", how, lines)
+    write_section(args.out, "bench_terrain", "Crossing terrain", how, lines)
 
 
 if __name__ == "__main__":

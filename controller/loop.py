@@ -430,7 +430,7 @@ class Controller:
         if self.footing is not None:
             footing = self.footing
             for k, sw in enumerate(legs.swing):  # on to its landing's ground as it swings
-                if sw >= 0.0:
+                if sw >= 0.0 and not legs.stance[k]:
                     start = footing.ground_at(s.ground_offset[k], s.liftoff[k])
                     end = footing.ground_at(s.ground_offset[k], s.anchor[k])
                     ground[k] = start + (end - start) * min(sw, 1.0)
@@ -443,6 +443,9 @@ class Controller:
             ]
         )
         pitch_d = p["body_pitch_rad"] + dpitch
+        if self.footing is not None and p["ground_pitch_share"]:
+            slope = ground_pitch(state.foot_pos, ground_front, ground_back)
+            pitch_d += p["ground_pitch_share"] * slope
         R_d_rows = quat_rows(*pitch_yaw_quat(pitch_d, *_half_angle(heading.yaw)))
         R_d_per_frame = np.array([R_d_rows, R_d_rows])
         yaw_err = [wrap_angle(heading.yaw - math.atan2(r[1][0], r[0][0])) for r in rows]
@@ -569,7 +572,8 @@ class Controller:
             footing, r, landing = self.footing, self.foot_radius, list(ground)
             floor = [-math.inf] * 4
             for k in range(4):
-                if planned_swing[k]:
+                # a foot that struck early stands on the ground it struck, not its lift-off's
+                if planned_swing[k] and not legs.stance[k]:
                     off = s.ground_offset[k]
                     ground[k] = footing.ground_at(off, s.liftoff[k]) + r
                     if footing.uneven(s.liftoff[k], s.anchor[k]):  # a rise to clear
@@ -696,6 +700,13 @@ class Controller:
     def speed_now(self) -> float:
         """The ramped speed command [m/s] now."""
         return self.state.speed
+
+
+def ground_pitch(foot_pos: np.ndarray, ground_front: float, ground_back: float) -> float:
+    """The nose-down pitch [rad] of the ground the feet (foot_pos (4, 3) [m]) stand on: from
+    the fore feet's ground to the hind feet's [m], over the distance between their midpoints."""
+    (fx, fy), (hx, hy) = foot_pos[:2, :2].mean(axis=0), foot_pos[2:, :2].mean(axis=0)
+    return math.atan2(ground_back - ground_front, math.hypot(fx - hx, fy - hy))
 
 
 def _half_angle(angle: float) -> tuple[float, float]:

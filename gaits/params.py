@@ -181,6 +181,13 @@ SCHEMA: tuple[ParamSpec, ...] = (
         default=0.0,
     ),
     ParamSpec(
+        "ground_pitch_share",
+        0.0,
+        1.0,
+        "share of the slope of the ground under the feet the body pitches with (terrain)",
+        default=0.0,
+    ),
+    ParamSpec(
         "stance_push_fwd",
         -0.5,
         0.5,

@@ -45,6 +45,7 @@ DIMENSIONLESS = (
     "stance_pull_max",
     "stance_hip_pd",
     "spine_torque_share",
+    "ground_pitch_share",
     "stance_push_fwd",
     "stance_push_up",
     "spine_stiffness",

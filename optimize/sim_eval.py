@@ -49,6 +49,9 @@ STOP_AFTER_S = 3.0  # [s] of the gait before the stop condition's stop
 STOP_AGAIN_S = 2.0  # [s] of the gait again after it (the plans test's walk after a sit)
 ROUGH_M = 0.02
 TERRAIN_OF_CONDITION = {"rough": f"rough:{ROUGH_M:g}", "steps": "steps:0.06:1", "hill": "slope:10"}
+# the hill is 1 m high (5.7 m up, 4 m over the top, 5.7 m down): a walk needs this long to
+# come down it, where the dog falls most (a fall's time is scaled to CONDITION_S)
+HILL_S = 20.0
 # a terrain crossed below this share of the commanded speed counts as lost in proportion (the
 # robustness issue's floor: within 20% of the command; a walk that stood on the hill got by)
 SLOW_SHARE = 0.8
@@ -81,14 +84,14 @@ def parse_conditions(text: str | None) -> tuple[str, ...]:
 def condition_survival(params: GaitParams, condition: str, speed: float, seed: int) -> float:
     """How long [s] the gait stays up in one condition episode (CONDITION_S if it does not
     fall): turning at TURN_RATE_DPS (left on even seeds, right on odd), on rough ground,
-    over 6 cm steps up and down (steps) or a 10 degree hill (hill) (on terrain, a mean speed
-    below SLOW_SHARE of `speed` shortens the time in proportion), from standing to the top
-    of its speed band as fast as it can, then down to the bottom (band), pushed PUSH_NS at
-    PUSH_TIMES_S from three directions (push), or ramping up
+    over 6 cm steps up and down (steps) or, for HILL_S, a 10 degree hill (hill) (on
+    terrain, a mean speed below SLOW_SHARE of `speed` shortens the time in proportion),
+    from standing to the top of its speed band as fast as it can, then down to the bottom
+    (band), pushed PUSH_NS at PUSH_TIMES_S from three directions (push), or ramping up
     through the automatic gaits from 0.5 m/s below its band to 1 m/s above it, the gait in
     place of its preset (ramp); or, in a plan, going STOP_AFTER_S at its speed, stopping,
-    sitting for 1 s, standing and going STOP_AGAIN_S again (stop: a fall's time is scaled
-    from the plan's length to CONDITION_S)."""
+    sitting for 1 s, standing and going STOP_AGAIN_S again (stop). A fall's time in an
+    episode of another length (the plan, the hill) is scaled to CONDITION_S."""
     kwargs: dict[str, Any] = {}
     played: GaitParams | str = params
     commanded: float | Profile = speed
@@ -120,9 +123,10 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
         return CONDITION_S * float(result.fall_time_s or 0.0) / planned_duration(steps)
     else:
         raise OptimizeError(f"unknown condition {condition!r}; choose from {', '.join(CONDITIONS)}")
-    result, summary = simulate(played, commanded, CONDITION_S, seed=seed, log_hz=10.0, **kwargs)
+    duration = HILL_S if condition == "hill" else CONDITION_S
+    result, summary = simulate(played, commanded, duration, seed=seed, log_hz=10.0, **kwargs)
     if result.status != "ok":
-        return float(result.fall_time_s or 0.0)
+        return CONDITION_S * float(result.fall_time_s or 0.0) / duration
     if condition in TERRAIN_OF_CONDITION:
         return CONDITION_S * min(summary["mean_speed_mps"] / (SLOW_SHARE * speed), 1.0)
     return CONDITION_S

@@ -15,9 +15,10 @@ from reference.spine import quat_from_pitch_yaw, quat_multiply, split_spine
 from reference.swing import foot_angles, foot_placement, swing_path
 
 from quadsim.controller.kinematics import quat_to_matrix, rot_x, rot_y
-from quadsim.controller.loop import BEND, CHEST, Controller
+from quadsim.controller.loop import BEND, CHEST, Controller, ground_pitch
 from quadsim.controller.sim import World
 from quadsim.controller.stand import leg_kinematics
+from quadsim.controller.terrain import parse_terrain
 from quadsim.gaits.params import PULL_UNLIMITED, GaitParams
 from quadsim.models import GRAVITY_MPS2, build_skeleton, preset
 from quadsim.models import LEGS as LEG_NAMES
@@ -289,3 +290,43 @@ def test_stance_feet_add_their_push_as_a_half_sine_over_their_stance() -> None:
         weight = pushed.frame_weight[k // 2] * np.sin(np.pi * stance_progress[k])
         assert 0.0 < stance_progress[k] < 1.0
         np.testing.assert_allclose(added[k], [0.2 * weight, 0.0, -0.1 * weight], atol=1e-9)
+
+
+def test_the_ground_pitch_is_the_slope_the_feet_stand_on() -> None:
+    slope = math.radians(10.0)
+    feet = np.array([[0.9, 0.1, 0.0], [0.8, -0.1, 0.0], [0.1, 0.1, 0.0], [0.0, -0.1, 0.0]])
+    up_front, up_back = 0.85 * math.tan(slope), 0.05 * math.tan(slope)
+    assert ground_pitch(feet, up_front, up_back) == pytest.approx(-slope)  # uphill: nose up
+    assert ground_pitch(feet, up_back, up_front) == pytest.approx(slope)
+    turned = feet @ rot_z_rows(0.7)  # the heading does not matter, only the distance
+    assert ground_pitch(turned, up_front, up_back) == pytest.approx(-slope)
+    assert ground_pitch(feet, 0.02, 0.02) == 0.0
+
+
+def rot_z_rows(angle: float) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    return np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def _early_strike_targets(liftoff_x: float) -> np.ndarray:
+    """The trot's joint targets one step after its LF foot, late in its swing, struck the
+    ground where it stands, having lifted off at x = liftoff_x on 6 cm steps."""
+    gait = GaitParams.load("trot")
+    graph = gait.graph()
+    phase = next(p for p in np.arange(0.0, 1.0, 0.001) if graph.progress(p)[0][0] > 0.9)
+    with World() as world:
+        world.add_terrain(parse_terrain("steps:0.06:1"))
+        ctrl = Controller(world.skeleton, gait, ground_map=world.ground_map)
+        ctrl.command.speed_mps = 2.0
+        state = world.read_state()
+    ctrl.reset(state)
+    ctrl.state.phase = phase
+    ctrl.state.liftoff[0] = (liftoff_x, state.foot_pos[0, 1])
+    state.foot_contact[0] = True
+    return ctrl.step(state).q_target[ctrl.leg_idx[0]]
+
+
+def test_a_foot_that_strikes_early_stands_on_the_ground_it_struck() -> None:
+    # lifted off on a block's top (x = 2 m, 6 cm up) or on the flat: the same stance
+    on_block, on_flat = _early_strike_targets(2.0), _early_strike_targets(1.0)
+    np.testing.assert_allclose(on_block, on_flat, atol=1e-12)
