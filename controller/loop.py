@@ -430,7 +430,7 @@ class Controller:
         if self.footing is not None:
             footing = self.footing
             for k, sw in enumerate(legs.swing):  # on to its landing's ground as it swings
-                if sw >= 0.0 and not legs.stance[k]:
+                if not legs.stance[k]:
                     start = footing.ground_at(s.ground_offset[k], s.liftoff[k])
                     end = footing.ground_at(s.ground_offset[k], s.anchor[k])
                     ground[k] = start + (end - start) * min(sw, 1.0)
@@ -573,7 +573,7 @@ class Controller:
             floor = [-math.inf] * 4
             for k in range(4):
                 # a foot that struck early stands on the ground it struck, not its lift-off's
-                if planned_swing[k] and not legs.stance[k]:
+                if not legs.stance[k]:  # swinging now (stance: planned, held or struck)
                     off = s.ground_offset[k]
                     ground[k] = footing.ground_at(off, s.liftoff[k]) + r
                     if footing.uneven(s.liftoff[k], s.anchor[k]):  # a rise to clear
