@@ -15,7 +15,7 @@ from reference.spine import quat_from_pitch_yaw, quat_multiply, split_spine
 from reference.swing import foot_angles, foot_placement, swing_path
 
 from quadsim.controller.kinematics import quat_to_matrix, rot_x, rot_y
-from quadsim.controller.loop import BEND, CHEST, Controller, ground_pitch
+from quadsim.controller.loop import BEND, CHEST, V_INT_UNWIND, Controller, ground_pitch
 from quadsim.controller.sim import World
 from quadsim.controller.stand import leg_kinematics
 from quadsim.controller.terrain import parse_terrain
@@ -330,3 +330,28 @@ def test_a_foot_that_strikes_early_stands_on_the_ground_it_struck() -> None:
     # lifted off on a block's top (x = 2 m, 6 cm up) or on the flat: the same stance
     on_block, on_flat = _early_strike_targets(2.0), _early_strike_targets(1.0)
     np.testing.assert_allclose(on_block, on_flat, atol=1e-12)
+
+
+def _speed_integral_after(body_speed: float, integral: float) -> tuple[float, float]:
+    """The trot's speed integral one step after it stood at `integral` [m] with its body at
+    `body_speed` [m/s] along its heading (+x) under a 2 m/s command; and the step [s]."""
+
+    def moving(ctrl: Controller, state) -> None:
+        ctrl.reset(state)
+        ctrl.state.speed, ctrl.state.v_int = 2.0, integral
+        state.base_vel[:] = state.link_vel[CHEST] = (body_speed, 0.0, 0.0)
+
+    ctrl, _, _ = _stepped({}, moving)
+    return ctrl.state.v_int, ctrl.dt
+
+
+def test_the_speed_integral_discharges_fast_once_the_body_overshoots() -> None:
+    # a climb's shortfall filled the integral; past the command by more than its band (10%
+    # of 2 m/s), the integral empties V_INT_UNWIND times faster than it filled
+    filled = 0.5
+    for body_speed, rate in ((1.6, 1.0), (2.1, 1.0), (2.4, V_INT_UNWIND), (2.8, V_INT_UNWIND)):
+        after, dt = _speed_integral_after(body_speed, filled)
+        assert after - filled == pytest.approx(rate * (2.0 - body_speed) * dt, rel=1e-9)
+    # an integral that is empty or negative charges at the plain rate
+    after, dt = _speed_integral_after(2.4, -0.1)
+    assert after + 0.1 == pytest.approx(-0.4 * dt, rel=1e-9)
