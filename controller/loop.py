@@ -54,9 +54,9 @@ TARGET_RATE_FILTER = 0.1  # low-pass weight per control step of the target joint
 MAX_TARGET_RATE = 30.0  # [rad/s] cap on the target joint rates fed to the PD damping
 V_INT_TIME_S = 3.0  # [s] integral time of the forward-speed loop
 V_INT_MAX = 0.6  # [m] bound on the integrated speed error (anti-windup)
-# the integral discharges V_INT_UNWIND times faster than it charges once the speed is past
-# the command by more than V_INT_BAND of it (at least 0.1 m/s): a hill's climb, where the
-# integral fills, is not repaid as a runaway on its descent
+# on terrain, the integral discharges V_INT_UNWIND times faster than it charges once the
+# speed is past the command by more than V_INT_BAND of it (at least 0.1 m/s): a hill's
+# climb, where the integral fills, is not repaid as a runaway on its descent
 V_INT_UNWIND, V_INT_BAND = 5.0, 0.1
 YAW_INT_TIME_S = 1.0  # [s] integral time of the heading loop while turning
 YAW_INT_MAX = 0.3  # [rad s] bound on the integrated heading error (anti-windup)
@@ -459,8 +459,9 @@ class Controller:
         (vx0, vy0, _), (vx1, vy1, _) = frames[FRONT, 1].tolist(), frames[BACK, 1].tolist()
         body_v = 0.5 * (vx0 + vx1) * fx + 0.5 * (vy0 + vy1) * fy
         speed_err = heading.speed - body_v
-        if speed_err * s.v_int < 0.0 and abs(speed_err) > max(0.1, V_INT_BAND * heading.speed):
-            speed_err *= V_INT_UNWIND
+        if self.footing is not None and speed_err * s.v_int < 0.0:
+            if abs(speed_err) > max(0.1, V_INT_BAND * heading.speed):
+                speed_err *= V_INT_UNWIND
         s.v_int = min(max(s.v_int + speed_err * self.dt, -V_INT_MAX), V_INT_MAX)
         steer = heading.turn_rate
         if p["steer_fp_per_s"]:  # steering by foot placement: turn back onto the heading

@@ -332,26 +332,34 @@ def test_a_foot_that_strikes_early_stands_on_the_ground_it_struck() -> None:
     np.testing.assert_allclose(on_block, on_flat, atol=1e-12)
 
 
-def _speed_integral_after(body_speed: float, integral: float) -> tuple[float, float]:
-    """The trot's speed integral one step after it stood at `integral` [m] with its body at
-    `body_speed` [m/s] along its heading (+x) under a 2 m/s command; and the step [s]."""
+def _speed_integral_after(body_speed: float, integral: float, terrain: str | None) -> float:
+    """The trot's speed integral [m] one 1 ms step after it stood at `integral` with its body
+    at `body_speed` [m/s] along its heading (+x) under a 2 m/s command, on `terrain`."""
+    gait = GaitParams.load("trot")
+    with World() as world:
+        if terrain is not None:
+            world.add_terrain(parse_terrain(terrain))
+        ctrl = Controller(world.skeleton, gait, ground_map=world.ground_map)
+        ctrl.command.speed_mps = 2.0
+        state = world.read_state()
+    ctrl.reset(state)
+    ctrl.state.speed, ctrl.state.v_int = 2.0, integral
+    state.base_vel[:] = state.link_vel[CHEST] = (body_speed, 0.0, 0.0)
+    ctrl.step(state)
+    assert ctrl.dt == 0.001
+    return ctrl.state.v_int
 
-    def moving(ctrl: Controller, state) -> None:
-        ctrl.reset(state)
-        ctrl.state.speed, ctrl.state.v_int = 2.0, integral
-        state.base_vel[:] = state.link_vel[CHEST] = (body_speed, 0.0, 0.0)
 
-    ctrl, _, _ = _stepped({}, moving)
-    return ctrl.state.v_int, ctrl.dt
-
-
-def test_the_speed_integral_discharges_fast_once_the_body_overshoots() -> None:
+def test_on_terrain_the_speed_integral_empties_fast_once_the_body_overshoots() -> None:
     # a climb's shortfall filled the integral; past the command by more than its band (10%
-    # of 2 m/s), the integral empties V_INT_UNWIND times faster than it filled
-    filled = 0.5
+    # of 2 m/s), it empties V_INT_UNWIND times faster than it filled
+    filled, dt = 0.5, 0.001
     for body_speed, rate in ((1.6, 1.0), (2.1, 1.0), (2.4, V_INT_UNWIND), (2.8, V_INT_UNWIND)):
-        after, dt = _speed_integral_after(body_speed, filled)
+        after = _speed_integral_after(body_speed, filled, "slope:10")
         assert after - filled == pytest.approx(rate * (2.0 - body_speed) * dt, rel=1e-9)
-    # an integral that is empty or negative charges at the plain rate
-    after, dt = _speed_integral_after(2.4, -0.1)
+    # an empty or negative integral charges at the plain rate
+    after = _speed_integral_after(2.4, -0.1, "slope:10")
     assert after + 0.1 == pytest.approx(-0.4 * dt, rel=1e-9)
+    # flat ground runs none of the terrain's code: the plain rate
+    after = _speed_integral_after(2.4, filled, None)
+    assert after - filled == pytest.approx(-0.4 * dt, rel=1e-9)
