@@ -245,10 +245,14 @@ def test_preset_duty_factors_are_in_the_range_of_the_real_dog(mocap_dir) -> None
     from quadsim.mocap.footfalls import analyze_footfalls
     from quadsim.mocap.motion import load_reference
 
-    walk_ref = analyze_footfalls(load_reference(mocap_dir / "dog_walk00_joint_pos.txt"))
-    walk = GaitParams.load("walk").graph().duty_factor
-    ref_duty = np.array(list(walk_ref.duty_factor.values()))
-    assert np.all(np.abs(walk - ref_duty.mean()) < 0.1)
+    # an optimizer-made walk's graph is its aim, not its footfalls: the feet it measures are
+    # held to dog_walk03's by tests/test_realism.py (its planned hind duty is 0.43, measured
+    # 0.45-0.47)
+    if _planned_by_hand("walk"):
+        walk_ref = analyze_footfalls(load_reference(mocap_dir / "dog_walk00_joint_pos.txt"))
+        walk = GaitParams.load("walk").graph().duty_factor
+        ref_duty = np.array(list(walk_ref.duty_factor.values()))
+        assert np.all(np.abs(walk - ref_duty.mean()) < 0.1)
     trot = GaitParams.load("trot").graph().duty_factor
     assert np.all((trot >= 0.3) & (trot <= 0.5))
 

@@ -175,9 +175,24 @@ def test_only_a_hill_or_a_step_under_a_swing_is_uneven_not_rough_ground() -> Non
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_trot_crosses_six_centimetre_steps_and_a_ten_degree_hill(spec: str, seed: int) -> None:
     # the hill: 5.7 m up, 4 m over the top, 5.7 m down, from x = 1.5 m, crossed by 9.5 s.
-    # Not every seed crosses the steps: seeds 3 and 5 of 0-7 fall (a hind foot striking a
+    # Not every seed crosses the steps: 3 of seeds 0-7 fall (a hind foot striking a
     # riser late in its swing can throw the dog; docs/results.md)
     _, summary = one_per_core(quadsim.simulate)("trot", 2.0, 11.0, seed=seed, terrain=spec)
     assert not summary["fell"], summary["fall_time_s"]
     assert summary["mean_speed_mps"] == pytest.approx(2.0, rel=0.2)
     assert summary["distance_m"] > 17.5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ["steps:0.06:1", "slope:10", "rough:0.02"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_walk_crosses_steps_a_hill_and_rough_ground(spec: str, seed: int) -> None:
+    # issue 31's floor, 20 s without a fall: 6 cm steps, a 10 degree hill, +-2 cm. On the hill
+    # (up 5.7 m from x = 1.5 m, 4 m over the top, 5.7 m down) 20 s take the walk, climbing
+    # slowly, 2 m down the descent (its speed over the last 10 s 0.80-0.81 on these seeds, at
+    # the floor's bound); going on, 3 of seeds 0-7 fall lower down or at the hill's foot by
+    # 25 s (docs/notebook.md, 2026-12-06 evening)
+    _, summary = one_per_core(quadsim.simulate)("walk", 1.0, 20.0, seed=seed, terrain=spec)
+    assert not summary["fell"], summary["fall_time_s"]
+    assert summary["mean_speed_mps"] == pytest.approx(1.0, rel=0.2)
+    assert summary["distance_m"] > 13.0
