@@ -308,18 +308,25 @@ def rot_z_rows(angle: float) -> np.ndarray:
     return np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
-def _early_strike_targets(liftoff_x: float) -> np.ndarray:
-    """The trot's joint targets one step after its LF foot, late in its swing, struck the
-    ground where it stands, having lifted off at x = liftoff_x on 6 cm steps."""
-    gait = GaitParams.load("trot")
-    graph = gait.graph()
-    phase = next(p for p in np.arange(0.0, 1.0, 0.001) if graph.progress(p)[0][0] > 0.9)
+def _trot_standing_on(terrain: str | None) -> tuple[Controller, object]:
+    """A trot controller under a 2 m/s command, reset on the standing dog's state (returned)
+    in a World of `terrain` (flat if None), which it reads."""
     with World() as world:
-        world.add_terrain(parse_terrain("steps:0.06:1"))
-        ctrl = Controller(world.skeleton, gait, ground_map=world.ground_map)
+        if terrain is not None:
+            world.add_terrain(parse_terrain(terrain))
+        ctrl = Controller(world.skeleton, GaitParams.load("trot"), ground_map=world.ground_map)
         ctrl.command.speed_mps = 2.0
         state = world.read_state()
     ctrl.reset(state)
+    return ctrl, state
+
+
+def _early_strike_targets(liftoff_x: float) -> np.ndarray:
+    """The trot's joint targets one step after its LF foot, late in its swing, struck the
+    ground where it stands, having lifted off at x = liftoff_x on 6 cm steps."""
+    graph = GaitParams.load("trot").graph()
+    phase = next(p for p in np.arange(0.0, 1.0, 0.001) if graph.progress(p)[0][0] > 0.9)
+    ctrl, state = _trot_standing_on("steps:0.06:1")
     ctrl.state.phase = phase
     ctrl.state.liftoff[0] = (liftoff_x, state.foot_pos[0, 1])
     state.foot_contact[0] = True
@@ -335,14 +342,7 @@ def test_a_foot_that_strikes_early_stands_on_the_ground_it_struck() -> None:
 def _speed_integral_after(body_speed: float, integral: float, terrain: str | None) -> float:
     """The trot's speed integral [m] one 1 ms step after it stood at `integral` with its body
     at `body_speed` [m/s] along its heading (+x) under a 2 m/s command, on `terrain`."""
-    gait = GaitParams.load("trot")
-    with World() as world:
-        if terrain is not None:
-            world.add_terrain(parse_terrain(terrain))
-        ctrl = Controller(world.skeleton, gait, ground_map=world.ground_map)
-        ctrl.command.speed_mps = 2.0
-        state = world.read_state()
-    ctrl.reset(state)
+    ctrl, state = _trot_standing_on(terrain)
     ctrl.state.speed, ctrl.state.v_int = 2.0, integral
     state.base_vel[:] = state.link_vel[CHEST] = (body_speed, 0.0, 0.0)
     ctrl.step(state)
