@@ -18,7 +18,9 @@ from quadsim.gaits.params import GaitParams
 
 pytestmark = pytest.mark.slow
 DURATION = 20.0
-SEEDS = range(5)
+# the seeds only jitter the start pose: seeds 0-4 agree within 0.03 in every figure of
+# docs/results.md (benchmarks/bench_gaits.py); three fit the suite's time
+SEEDS = range(3)
 NOMINAL = [("walk", 1.0), ("trot", 2.0)]
 # real dogs' duty factors: a walk keeps its feet down more than half the stride on average
 # (Hildebrand's line), each foot at least 0.45 (dog_walk03's left hind: 0.47); a trot 0.3-0.5
@@ -50,7 +52,7 @@ def runs() -> dict:
 
 
 @pytest.mark.parametrize(("gait", "speed"), [("walk", 1.0), ("trot", 2.0)])
-def test_nominal_speed_five_seeds(runs: dict, gait: str, speed: float) -> None:
+def test_nominal_speed_on_every_seed(runs: dict, gait: str, speed: float) -> None:
     for seed in SEEDS:
         s, _, _ = runs[(gait, speed, seed, False)]
         assert not s["fell"], f"{gait} seed {seed} fell at {s['fall_time_s']} s"

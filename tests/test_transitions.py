@@ -26,7 +26,10 @@ RAMP_UP = ("auto", "0:0.5,20:5.0,30:5.0", 30.0)
 RAMP_DOWN = ("auto", "0:5.0,6:5.0,26:0.5", 28.0)
 RAMP_SEEDS = (0, 1)  # all 20 ramps on seeds 0-9 hold (README); two fit the suite's time
 AUTO_ORDER = ["walk", "trot", "canter", "transverse-gallop"]
-TURN_RATE_DPS, TURN_SPEED, TURN_SEEDS = 30.0, 2.0, range(5)
+# the seeds only jitter the start pose: seeds 0-4 agree within 0.03 in every figure of
+# docs/results.md (benchmarks/bench_gaits.py); three fit the suite's time
+SEEDS = range(3)
+TURN_RATE_DPS, TURN_SPEED, TURN_SEEDS = 30.0, 2.0, SEEDS
 # gaits at their nominal speed [m/s] (walk and trot: tests/test_locomotion.py)
 NOMINAL = {"pace": 1.5, "canter": 3.0, "transverse-gallop": 4.5, "rotary-gallop": 5.0}
 # real dogs' duty factors (the walk's and the trot's: tests/test_locomotion.py)
@@ -71,7 +74,7 @@ def _gait(job: tuple) -> tuple:
 
 @pytest.fixture(scope="module")
 def runs() -> dict:
-    gait_jobs = [(g, s) for g in NOMINAL for s in range(5)]
+    gait_jobs = [(g, s) for g in NOMINAL for s in SEEDS]
     with ProcessPoolExecutor(max_workers=SLOTS) as pool:
         # all jobs at once, the longest first, so that neither worker idles at the end
         ramps = pool.map(_ramp, [(*r, s) for r in (RAMP_UP, RAMP_DOWN) for s in RAMP_SEEDS])
@@ -86,7 +89,7 @@ def runs() -> dict:
 
 @pytest.mark.parametrize("gait", sorted(NOMINAL))
 def test_gait_at_its_nominal_speed_does_not_fall(runs: dict, gait: str) -> None:
-    for seed in range(5):
+    for seed in SEEDS:
         s = runs["gaits"][(gait, seed)]
         assert not s["fell"], f"{gait} seed {seed} fell at {s['fall_time_s']} s"
 
@@ -94,7 +97,7 @@ def test_gait_at_its_nominal_speed_does_not_fall(runs: dict, gait: str) -> None:
 @pytest.mark.parametrize("gait", sorted(NOMINAL))
 def test_gait_at_its_nominal_speed_keeps_its_speed_and_footfalls(runs: dict, gait: str) -> None:
     planned = GaitParams.load(gait).graph().phase_offsets()
-    for seed in range(5):
+    for seed in SEEDS:
         s = runs["gaits"][(gait, seed)]
         assert abs(s["mean_speed_mps"] - NOMINAL[gait]) <= 0.15 * NOMINAL[gait], (seed, s)
         for foot, phase in planned.items():
@@ -107,7 +110,7 @@ def test_gait_at_its_nominal_speed_keeps_its_speed_and_footfalls(runs: dict, gai
 
 @pytest.mark.parametrize("gait", sorted(NOMINAL))
 def test_gait_at_its_nominal_speed_keeps_its_heading(runs: dict, gait: str) -> None:
-    for seed in range(5):
+    for seed in SEEDS:
         s = runs["gaits"][(gait, seed)]
         assert s["heading_error_deg"] < 10.0, (seed, s["heading_error_deg"])
 
@@ -115,7 +118,7 @@ def test_gait_at_its_nominal_speed_keeps_its_heading(runs: dict, gait: str) -> N
 @pytest.mark.parametrize("gait", sorted(DUTY_RANGE))
 def test_gait_duty_factors_are_those_of_real_dogs(runs: dict, gait: str) -> None:
     lo, hi = DUTY_RANGE[gait]
-    for seed in range(5):
+    for seed in SEEDS:
         duty = runs["gaits"][(gait, seed)]["duty_factor"]
         assert all(d is not None and lo <= d <= hi for d in duty.values()), (seed, duty)
 
