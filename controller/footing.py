@@ -95,6 +95,14 @@ class Footing:
             top = max(top, crossed + self.foot_radius + SWING_CLEARANCE_M)
         return top
 
+    def under_frame(self, frame: np.ndarray, feet: np.ndarray) -> float:
+        """How much higher [m] the lie of the land is under a frame (position (3,)) than, on
+        average, under the points its two feet's grounds are read at (feet (2, 2)): on a hill
+        feet ahead stand higher than the ground under the hips, feet behind lower."""
+        mean = self.map.mean_height
+        (x, y), ((x0, y0), (x1, y1)) = frame[:2].tolist(), feet.tolist()
+        return mean(x, y) - 0.5 * (mean(x0, y0) + mean(x1, y1))
+
     def climb_rate(self, position: np.ndarray, velocity: np.ndarray) -> float:
         """The rate [m/s] the land (map heights averaged over a frame's size) rises at under
         a frame at `position` moving at `velocity` (3,)."""

@@ -58,6 +58,9 @@ V_INT_MAX = 0.6  # [m] bound on the integrated speed error (anti-windup)
 # speed is past the command by more than V_INT_BAND of it (at least 0.1 m/s): a hill's
 # climb, where the integral fills, is not repaid as a runaway on its descent
 V_INT_UNWIND, V_INT_BAND = 5.0, 0.1
+# on terrain a lower bound: a climb at its 0.6 m bound drove the walk's feet into slipping and
+# its frames into bouncing (2-3 falls in 8 up the 10 degree hill; notebook 2026-12-06 night)
+V_INT_MAX_TERRAIN = 0.3  # [m]
 YAW_INT_TIME_S = 1.0  # [s] integral time of the heading loop while turning
 YAW_INT_MAX = 0.3  # [rad s] bound on the integrated heading error (anti-windup)
 MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
@@ -406,7 +409,8 @@ class Controller:
 
     def leg_frame_targets(self, state: DogState, heading: Heading, legs: LegPhase) -> FrameTargets:
         """Phase 3: the frames now (the legs posed on them), and where they should be: the
-        desired heights over the ground under their feet and the pitch, moved by the stride
+        desired heights over the ground under their feet (on a hill, by hip_ground_share, over
+        the land under their hips) and the pitch, moved by the stride
         waves; the desired velocities, each frame's own on a turning body; the heading
         errors, with the slow integrals of the speed and heading errors."""
         s, p = self.state, self.gait.scalar
@@ -430,20 +434,36 @@ class Controller:
             rate[k] += half_body * end * rate[2]
             accel[k] += half_body * end * accel[2]
         dz_front, dz_back, dpitch, head, tail, flex, bend = wave
-        ground, climb = s.ground.tolist(), [0.0, 0.0]
+        ground, climb, lift = s.ground.tolist(), [0.0, 0.0], [0.0, 0.0]
         if self.footing is not None:
             footing = self.footing
+            where = s.anchor.copy()  # where the feet's grounds are read
             for k, sw in enumerate(legs.swing):  # on to its landing's ground as it swings
                 if not legs.stance[k]:
                     start = footing.ground_at(s.ground_offset[k], s.liftoff[k])
                     end = footing.ground_at(s.ground_offset[k], s.anchor[k])
                     ground[k] = start + (end - start) * min(sw, 1.0)
+                    where[k] = s.liftoff[k] + (s.anchor[k] - s.liftoff[k]) * min(sw, 1.0)
             climb = [footing.climb_rate(frames[f, 0], frames[f, 1]) for f in (FRONT, BACK)]
+            if p["hip_ground_share"]:  # a hill under the hips, not under the feet ahead or behind
+                lift = [
+                    p["hip_ground_share"]
+                    * footing.under_frame(frames[f, 0], where[2 * f : 2 * f + 2])
+                    for f in (FRONT, BACK)
+                ]
         ground_front, ground_back = (ground[0] + ground[1]) / 2, (ground[2] + ground[3]) / 2
         height_d = np.array(
             [
-                [ground_front + self.gait.height_d[0] + dz_front, rate[0] + climb[0], accel[0]],
-                [ground_back + self.gait.height_d[1] + dz_back, rate[1] + climb[1], accel[1]],
+                [
+                    ground_front + lift[0] + self.gait.height_d[0] + dz_front,
+                    rate[0] + climb[0],
+                    accel[0],
+                ],
+                [
+                    ground_back + lift[1] + self.gait.height_d[1] + dz_back,
+                    rate[1] + climb[1],
+                    accel[1],
+                ],
             ]
         )
         pitch_d = p["body_pitch_rad"] + dpitch
@@ -462,7 +482,8 @@ class Controller:
         if self.footing is not None and speed_err * s.v_int < 0.0:
             if abs(speed_err) > max(0.1, V_INT_BAND * heading.speed):
                 speed_err *= V_INT_UNWIND
-        s.v_int = min(max(s.v_int + speed_err * self.dt, -V_INT_MAX), V_INT_MAX)
+        bound = V_INT_MAX if self.footing is None else V_INT_MAX_TERRAIN
+        s.v_int = min(max(s.v_int + speed_err * self.dt, -bound), bound)
         steer = heading.turn_rate
         if p["steer_fp_per_s"]:  # steering by foot placement: turn back onto the heading
             err = p["steer_fp_per_s"] * 0.5 * (yaw_err[FRONT] + yaw_err[BACK])

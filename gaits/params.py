@@ -188,6 +188,13 @@ SCHEMA: tuple[ParamSpec, ...] = (
         default=0.0,
     ),
     ParamSpec(
+        "hip_ground_share",
+        0.0,
+        1.0,
+        "share of each frame's height taken over the land under its hips, not its feet (terrain)",
+        default=0.0,
+    ),
+    ParamSpec(
         "stance_push_fwd",
         -0.5,
         0.5,

@@ -46,6 +46,7 @@ DIMENSIONLESS = (
     "stance_hip_pd",
     "spine_torque_share",
     "ground_pitch_share",
+    "hip_ground_share",
     "stance_push_fwd",
     "stance_push_up",
     "spine_stiffness",

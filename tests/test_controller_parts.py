@@ -15,7 +15,14 @@ from reference.spine import quat_from_pitch_yaw, quat_multiply, split_spine
 from reference.swing import foot_angles, foot_placement, swing_path
 
 from quadsim.controller.kinematics import quat_to_matrix, rot_x, rot_y
-from quadsim.controller.loop import BEND, CHEST, V_INT_UNWIND, Controller, ground_pitch
+from quadsim.controller.loop import (
+    BEND,
+    CHEST,
+    V_INT_MAX_TERRAIN,
+    V_INT_UNWIND,
+    Controller,
+    ground_pitch,
+)
 from quadsim.controller.sim import World
 from quadsim.controller.stand import leg_kinematics
 from quadsim.controller.terrain import parse_terrain
@@ -353,7 +360,7 @@ def _speed_integral_after(body_speed: float, integral: float, terrain: str | Non
 def test_on_terrain_the_speed_integral_empties_fast_once_the_body_overshoots() -> None:
     # a climb's shortfall filled the integral; past the command by more than its band (10%
     # of 2 m/s), it empties V_INT_UNWIND times faster than it filled
-    filled, dt = 0.5, 0.001
+    filled, dt = 0.25, 0.001
     for body_speed, rate in ((1.6, 1.0), (2.1, 1.0), (2.4, V_INT_UNWIND), (2.8, V_INT_UNWIND)):
         after = _speed_integral_after(body_speed, filled, "slope:10")
         assert after - filled == pytest.approx(rate * (2.0 - body_speed) * dt, rel=1e-9)
@@ -363,3 +370,6 @@ def test_on_terrain_the_speed_integral_empties_fast_once_the_body_overshoots() -
     # flat ground runs none of the terrain's code: the plain rate
     after = _speed_integral_after(2.4, filled, None)
     assert after - filled == pytest.approx(-0.4 * dt, rel=1e-9)
+    # a shortfall fills it up to a lower bound on terrain than on flat ground
+    assert _speed_integral_after(1.0, V_INT_MAX_TERRAIN, "slope:10") == V_INT_MAX_TERRAIN
+    assert _speed_integral_after(1.0, V_INT_MAX_TERRAIN, None) > V_INT_MAX_TERRAIN
