@@ -410,9 +410,9 @@ class Controller:
     def leg_frame_targets(self, state: DogState, heading: Heading, legs: LegPhase) -> FrameTargets:
         """Phase 3: the frames now (the legs posed on them), and where they should be: the
         desired heights over the ground under their feet (on a hill, by hip_ground_share, over
-        the land under their hips) and the pitch, moved by the stride
-        waves; the desired velocities, each frame's own on a turning body; the heading
-        errors, with the slow integrals of the speed and heading errors."""
+        the land under their hips) and the pitch, moved by the stride waves; the desired
+        velocities, each frame's own on a turning body; the heading errors, with the slow
+        integrals of the speed and heading errors."""
         s, p = self.state, self.gait.scalar
         frames = np.array(
             [
