@@ -71,6 +71,14 @@ def yaw_of(quat_xyzw: np.ndarray) -> np.ndarray:
     return np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
 
 
+def pitch_of(quat_xyzw: np.ndarray) -> np.ndarray:
+    """Nose-down pitch [rad] of a body's x axis against the ground, for xyzw quaternions
+    (..., 4)."""
+    q = np.asarray(quat_xyzw, dtype=float)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    return -np.arcsin(np.clip(2.0 * (x * z - w * y), -1.0, 1.0))
+
+
 def rot_x(angle: np.ndarray) -> np.ndarray:
     """Rotation matrices (..., 3, 3) about +x by `angle` [rad]."""
     return _rot_x_cs(np.cos(angle), np.sin(angle))

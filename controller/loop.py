@@ -213,6 +213,7 @@ class Controller:
         self.foot_radius = skeleton.spec.foot_radius
         on_terrain = ground_map is not None and not ground_map.flat
         self.footing = Footing(ground_map, self.foot_radius) if on_terrain else None
+        self.v_int_max = V_INT_MAX_TERRAIN if on_terrain else V_INT_MAX  # [m]
         self.chains = legchain.LegChains(
             self.legs.hip, self.legs.lengths, BEND, self.seg_mass * GRAVITY_MPS2
         )
@@ -436,19 +437,21 @@ class Controller:
         dz_front, dz_back, dpitch, head, tail, flex, bend = wave
         ground, climb, lift = s.ground.tolist(), [0.0, 0.0], [0.0, 0.0]
         if self.footing is not None:
-            footing = self.footing
-            where = s.anchor.copy()  # where the feet's grounds are read
+            footing, hips_share = self.footing, p["hip_ground_share"]
+            # where the feet's grounds are read: only a gait standing on its hips' land needs it
+            where = s.anchor.copy() if hips_share else None
             for k, sw in enumerate(legs.swing):  # on to its landing's ground as it swings
                 if not legs.stance[k]:
+                    swung = min(sw, 1.0)
                     start = footing.ground_at(s.ground_offset[k], s.liftoff[k])
                     end = footing.ground_at(s.ground_offset[k], s.anchor[k])
-                    ground[k] = start + (end - start) * min(sw, 1.0)
-                    where[k] = s.liftoff[k] + (s.anchor[k] - s.liftoff[k]) * min(sw, 1.0)
+                    ground[k] = start + (end - start) * swung
+                    if where is not None:
+                        where[k] = s.liftoff[k] + (s.anchor[k] - s.liftoff[k]) * swung
             climb = [footing.climb_rate(frames[f, 0], frames[f, 1]) for f in (FRONT, BACK)]
-            if p["hip_ground_share"]:  # a hill under the hips, not under the feet ahead or behind
+            if where is not None:  # a hill under the hips, not under the feet ahead or behind
                 lift = [
-                    p["hip_ground_share"]
-                    * footing.under_frame(frames[f, 0], where[2 * f : 2 * f + 2])
+                    hips_share * footing.under_frame(frames[f, 0], where[2 * f : 2 * f + 2])
                     for f in (FRONT, BACK)
                 ]
         ground_front, ground_back = (ground[0] + ground[1]) / 2, (ground[2] + ground[3]) / 2
@@ -482,7 +485,7 @@ class Controller:
         if self.footing is not None and speed_err * s.v_int < 0.0:
             if abs(speed_err) > max(0.1, V_INT_BAND * heading.speed):
                 speed_err *= V_INT_UNWIND
-        bound = V_INT_MAX if self.footing is None else V_INT_MAX_TERRAIN
+        bound = self.v_int_max
         s.v_int = min(max(s.v_int + speed_err * self.dt, -bound), bound)
         steer = heading.turn_rate
         if p["steer_fp_per_s"]:  # steering by foot placement: turn back onto the heading

@@ -14,7 +14,7 @@ from reference.legs import jt_force, leg_ik
 from reference.spine import quat_from_pitch_yaw, quat_multiply, split_spine
 from reference.swing import foot_angles, foot_placement, swing_path
 
-from quadsim.controller.kinematics import quat_to_matrix, rot_x, rot_y
+from quadsim.controller.kinematics import pitch_of, quat_to_matrix, rot_x, rot_y
 from quadsim.controller.loop import (
     BEND,
     CHEST,
@@ -24,6 +24,7 @@ from quadsim.controller.loop import (
     ground_pitch,
 )
 from quadsim.controller.sim import World
+from quadsim.controller.spine import pitch_yaw_quat
 from quadsim.controller.stand import leg_kinematics
 from quadsim.controller.terrain import parse_terrain
 from quadsim.gaits.params import PULL_UNLIMITED, GaitParams
@@ -308,6 +309,15 @@ def test_the_ground_pitch_is_the_slope_the_feet_stand_on() -> None:
     turned = feet @ rot_z_rows(0.7)  # the heading does not matter, only the distance
     assert ground_pitch(turned, up_front, up_back) == pytest.approx(-slope)
     assert ground_pitch(feet, 0.02, 0.02) == 0.0
+
+
+def test_pitch_of_a_quaternion_is_its_nose_down_pitch_whatever_its_yaw() -> None:
+    for pitch in (-0.6, -0.1, 0.0, 0.3, 1.2):
+        for yaw in (0.0, 0.9, -2.5):
+            quat = np.array(pitch_yaw_quat(pitch, math.cos(yaw / 2), math.sin(yaw / 2)))
+            assert pitch_of(quat) == pytest.approx(pitch, abs=1e-12)
+            rows = quat_to_matrix(quat)
+            assert pitch_of(quat) == pytest.approx(math.asin(-rows[2, 0]), abs=1e-12)
 
 
 def rot_z_rows(angle: float) -> np.ndarray:

@@ -12,6 +12,7 @@ import pytest
 from reference.swing import swing_path
 from sim_slots import one_per_core
 
+from quadsim.controller.kinematics import pitch_of
 from quadsim.controller.loop import CHEST
 from quadsim.controller.sim import World
 from quadsim.controller.simulate import simulate
@@ -202,11 +203,6 @@ def _first_harmonic(log: dict, signal: np.ndarray, after_s: float = 1.5) -> comp
     return complex(c[1], c[2])
 
 
-def _nose_down_pitch(quat_xyzw: np.ndarray) -> np.ndarray:
-    x, y, z, w = quat_xyzw.T
-    return -np.arcsin(np.clip(2 * (x * z - w * y), -1.0, 1.0))
-
-
 @pytest.mark.slow
 def test_the_body_follows_its_height_and_pitch_waves() -> None:
     # the walk of the push run, the preset until 2026-12-06: the walk tuned since for terrain
@@ -227,7 +223,7 @@ def test_the_body_follows_its_height_and_pitch_waves() -> None:
         log = result.log
         runs[name] = (
             _first_harmonic(log, log["chest_height"], after_s=2.0),
-            _first_harmonic(log, _nose_down_pitch(log["base_quat"]), after_s=2.0),
+            _first_harmonic(log, pitch_of(log["base_quat"]), after_s=2.0),
         )
     for name, index, amp, peak in (("height", 0, 0.02, 0.1), ("pitch", 1, 0.03, 0.3)):
         change = runs[name][index] - runs["plain"][index]

@@ -9,7 +9,7 @@ from sim_slots import one_per_core
 import quadsim
 from quadsim.controller.errors import SimError
 from quadsim.controller.footing import EDGE_M, SWING_CLEARANCE_M, Footing
-from quadsim.controller.kinematics import quat_to_matrix
+from quadsim.controller.kinematics import pitch_of
 from quadsim.controller.sim import World
 from quadsim.controller.terrain import (
     CELL_M,
@@ -225,10 +225,7 @@ def _climbs_like_a_dog(log: dict, slope_deg: float) -> None:
     chest, pelvis = names.index("chest"), names.index("pelvis")
     x = log["link_pos"][:, chest, 0]
     up = (x > 3.0) & (x < 6.5)
-    pitch = [
-        np.degrees(np.arcsin(-quat_to_matrix(log["link_quat"][up, k])[:, 2, 0]))
-        for k in (chest, pelvis)
-    ]
+    pitch = [np.degrees(pitch_of(log["link_quat"][up, k])) for k in (chest, pelvis)]
     trunk = 0.5 * (pitch[0] + pitch[1])  # nose down positive: the climb's slope is -slope_deg
     assert abs(np.mean(trunk) + slope_deg) < 4.0, (np.mean(pitch[0]), np.mean(pitch[1]))
     t = log["t"][up]
