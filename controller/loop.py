@@ -213,7 +213,10 @@ class Controller:
         self.foot_radius = skeleton.spec.foot_radius
         on_terrain = ground_map is not None and not ground_map.flat
         self.footing = Footing(ground_map, self.foot_radius) if on_terrain else None
-        self.v_int_max = V_INT_MAX_TERRAIN if on_terrain else V_INT_MAX  # [m]
+        # the speed integral's terrain rules, a lower bound and a fast discharge (1: none)
+        self.v_int_max, self.v_int_unwind = (
+            (V_INT_MAX_TERRAIN, V_INT_UNWIND) if on_terrain else (V_INT_MAX, 1.0)
+        )
         self.chains = legchain.LegChains(
             self.legs.hip, self.legs.lengths, BEND, self.seg_mass * GRAVITY_MPS2
         )
@@ -482,11 +485,9 @@ class Controller:
         (vx0, vy0, _), (vx1, vy1, _) = frames[FRONT, 1].tolist(), frames[BACK, 1].tolist()
         body_v = 0.5 * (vx0 + vx1) * fx + 0.5 * (vy0 + vy1) * fy
         speed_err = heading.speed - body_v
-        if self.footing is not None and speed_err * s.v_int < 0.0:
-            if abs(speed_err) > max(0.1, V_INT_BAND * heading.speed):
-                speed_err *= V_INT_UNWIND
-        bound = self.v_int_max
-        s.v_int = min(max(s.v_int + speed_err * self.dt, -bound), bound)
+        if speed_err * s.v_int < 0.0 and abs(speed_err) > max(0.1, V_INT_BAND * heading.speed):
+            speed_err *= self.v_int_unwind
+        s.v_int = min(max(s.v_int + speed_err * self.dt, -self.v_int_max), self.v_int_max)
         steer = heading.turn_rate
         if p["steer_fp_per_s"]:  # steering by foot placement: turn back onto the heading
             err = p["steer_fp_per_s"] * 0.5 * (yaw_err[FRONT] + yaw_err[BACK])
