@@ -1,0 +1,46 @@
+"""A push from a diagonal: every gait at its nominal speed takes the robustness floor's impulse
+(issue 31: 20 N s for the walk and trot, 15 for the rest; a 0.1 s push on the chest) and goes
+on in its gait, at its speed, along its heading. The bisection over 8 sides and 5 seeds is
+benchmarks/bench_pushes.py; here one diagonal per gait, a side it takes with a margin (seeds
+0-4 at 1.25 times the impulse: no fall, at 0.91-1.02 of its speed, within 10 degrees of its
+heading; notebook 2026-12-06, late)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sim_slots import one_per_core
+
+import quadsim
+from quadsim.controller.kinematics import yaw_of
+from quadsim.gaits.params import NOMINAL_SPEED_MPS
+
+PUSH_AT_S, PUSH_S, AFTER_S = 6.0, 0.1, 3.0  # [s] as bench_pushes: at speed by 6 s
+# gait: (the side pushed from [deg]: 0 pushes forward, 90 to the left; impulse [N s])
+DIAGONAL = {
+    "walk": (315.0, 20.0),
+    "trot": (45.0, 20.0),
+    "pace": (45.0, 15.0),
+    "canter": (45.0, 15.0),
+    "transverse-gallop": (225.0, 15.0),
+    "rotary-gallop": (135.0, 15.0),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("gait", list(DIAGONAL))
+def test_every_gait_takes_a_diagonal_push_and_goes_on(gait: str, seed: int) -> None:
+    side, impulse = DIAGONAL[gait]
+    push = quadsim.Push.horizontal(PUSH_AT_S, impulse / PUSH_S, side, PUSH_S)
+    speed = NOMINAL_SPEED_MPS[gait]
+    result, summary = one_per_core(quadsim.simulate)(
+        gait, speed, PUSH_AT_S + PUSH_S + AFTER_S, seed=seed, pushes=[push], log_hz=50.0
+    )
+    assert not summary["fell"], summary["fall_time_s"]
+    log = result.log
+    last = log["t"] > log["t"][-1] - 1.0  # its last second
+    forward = log["base_vel"][last, 0]  # the heading is +x
+    assert np.mean(forward) == pytest.approx(speed, rel=0.15)
+    yaw = np.degrees(yaw_of(log["base_quat"][last]))
+    assert np.max(np.abs(yaw)) < 15.0
