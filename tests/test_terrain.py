@@ -78,6 +78,20 @@ def test_the_trot_crosses_rough_ground_of_two_centimetres(seed: int) -> None:
     assert summary["distance_m"] > 19.0  # far onto the rough ground (it starts at 1.5 m)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize(("gait", "speed"), [("transverse-gallop", 4.5), ("rotary-gallop", 5.0)])
+def test_the_gallops_cross_rough_ground_of_two_centimetres(
+    gait: str, speed: float, seed: int
+) -> None:
+    # issue 31: the gallops cross +-2 cm. Not every seed: over seeds 0-7 (20 s) the transverse
+    # gallop crosses 8, the rotary 6 (seeds 3 and 6 fall; docs/results.md)
+    _, summary = one_per_core(quadsim.simulate)(gait, speed, 12.0, seed=seed, terrain="rough:0.02")
+    assert not summary["fell"], summary["fall_time_s"]
+    assert summary["mean_speed_mps"] == pytest.approx(speed, rel=0.2)
+    assert summary["distance_m"] > 30.0  # far over the rough ground (it starts at 1.5 m)
+
+
 def _map_of(spec: str, seed: int = 3) -> GroundMap:
     terrain, ground = parse_terrain(spec), GroundMap()
     for centre, half_extents in blocks(terrain):
