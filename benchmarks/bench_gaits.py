@@ -103,6 +103,23 @@ def gait_sources(gaits: Iterable[str], use: list[str]) -> dict[str, str]:
     return source
 
 
+def add_gait_options(ap: argparse.ArgumentParser) -> None:
+    """The options of a benchmark over the gaits: --workers, --gaits, --use and --out."""
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--gaits", default=",".join(NOMINAL_SPEED_MPS), help="comma-separated")
+    ap.add_argument("--use", action="append", default=[], metavar="GAIT=FILE")
+    ap.add_argument("--out", type=Path, default=RESULTS, help="the results file to rewrite")
+
+
+def chosen_gaits(ap: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[dict, list]:
+    """What add_gait_options chose: each gait's preset or file, and the gaits to measure."""
+    source = gait_sources(NOMINAL_SPEED_MPS, args.use)
+    wanted = [g.strip() for g in args.gaits.split(",")]
+    if unknown := [g for g in wanted if g not in NOMINAL_SPEED_MPS]:
+        ap.error(f"unknown gait {', '.join(unknown)}; choose from {', '.join(NOMINAL_SPEED_MPS)}")
+    return source, wanted
+
+
 def write_section(path: Path, mark: str, title: str, how: str, lines: list[str]) -> None:
     """Replace the text between `<!-- mark -->` and `<!-- /mark -->` in `path` (appended if
     the markers are not there yet) with a section `title`: today's date and `how` it was

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import argparse
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
-from bench_gaits import RESULTS, gait_sources, write_section
+from bench_gaits import add_gait_options, chosen_gaits, write_section
 
 import quadsim
 from quadsim.gaits.params import NOMINAL_SPEED_MPS
@@ -36,15 +35,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--terrains", default=",".join(TERRAINS))
     ap.add_argument("--seeds", type=int, default=8, help="seeds 0..N-1")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--gaits", default=",".join(NOMINAL_SPEED_MPS), help="comma-separated")
-    ap.add_argument("--use", action="append", default=[], metavar="GAIT=FILE")
-    ap.add_argument("--out", type=Path, default=RESULTS, help="the results file to rewrite")
+    add_gait_options(ap)
     args = ap.parse_args()
-    source = gait_sources(NOMINAL_SPEED_MPS, args.use)
-    wanted = [g.strip() for g in args.gaits.split(",")]
-    if unknown := [g for g in wanted if g not in NOMINAL_SPEED_MPS]:
-        ap.error(f"unknown gait {', '.join(unknown)}; choose from {', '.join(NOMINAL_SPEED_MPS)}")
+    source, wanted = chosen_gaits(ap, args)
     rows = [(t, g, v) for t in args.terrains.split(",") for g, v in GAITS if g in wanted]
     others = [g for g in NOMINAL_SPEED_MPS if g not in dict(GAITS) and g in wanted]
     rows += [(ROUGH_FOR_ALL, g, NOMINAL_SPEED_MPS[g]) for g in others]

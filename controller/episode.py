@@ -266,6 +266,16 @@ def forward_speed(log: dict) -> np.ndarray:
     return vel[:, 0] * np.cos(cmd) + vel[:, 1] * np.sin(cmd)
 
 
+def sideslip_deg(log: dict, min_speed_mps: float = 0.3) -> np.ndarray:
+    """Angle [deg] from where the pelvis faces to where it travels on the ground, per log
+    sample, positive when it moves to the left of its facing; NaN below `min_speed_mps`.
+    A dog turning left that crabs outward has a negative sideslip."""
+    vel = log["base_vel"]
+    yaw = yaw_of(log["base_quat"])
+    slip = np.degrees(wrap_angle(np.arctan2(vel[:, 1], vel[:, 0]) - yaw))
+    return np.where(np.hypot(vel[:, 0], vel[:, 1]) >= min_speed_mps, slip, np.nan)
+
+
 def turn_radius(xy: np.ndarray, heading: np.ndarray, min_turn_rad: float = 0.35) -> float | None:
     """Radius [m] of the circle that best fits a path (least squares in the circle's
     algebraic form), or None when the heading turned less than `min_turn_rad` over it."""

@@ -590,7 +590,7 @@ class Controller:
                 frames.frames[:, 1],
                 frames.v_d,
                 heading.H2,
-                heading.step_offset,
+                self.leaning_offsets(heading),
                 legs.to_strike,
                 planned_swing,
                 s.anchor,
@@ -641,6 +641,22 @@ class Controller:
             [t - p for t, p in zip(toe, plane, strict=True)],
         )
         return q_target
+
+    def leaning_offsets(self, heading: Heading) -> list[list[float]]:
+        """The step offsets (4 rows of x, y) [m], in a turn moved outward by the gait's
+        turn_lean share of h v w / g (h its frame's height): where feet must land for the
+        centripetal force to lean the body into the turn. Without it only a sideslip puts
+        them there (the velocity feedback), and the dog crabs outward."""
+        share = self.gait.scalar["turn_lean"]
+        if not (heading.turn_rate and share):
+            return heading.step_offset
+        lx, ly = heading.left
+        lean = share * heading.speed * heading.turn_rate / GRAVITY_MPS2
+        heights = [self.gait.height_d[FRAME_OF_LEG[k]] for k in range(4)]
+        return [
+            [ox - lean * h * lx, oy - lean * h * ly]
+            for (ox, oy), h in zip(heading.step_offset, heights, strict=True)
+        ]
 
     def spine_split(self, q_target: np.ndarray, heading: Heading, frames: FrameTargets) -> None:
         """Phase 6: the chest's target is the pelvis's, flexed and bent sideways by the

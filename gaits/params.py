@@ -223,6 +223,13 @@ SCHEMA: tuple[ParamSpec, ...] = (
         "foot-placement steering: turn rate aimed for per radian of heading error",
         default=0.0,
     ),
+    ParamSpec(
+        "turn_lean",
+        0.0,
+        1.5,
+        "share of the lean h v w / g by which the feet land outward in a turn",
+        default=0.0,
+    ),
     ParamSpec("spine_stiffness", 0.2, 3.0, "scale of the spine PD gains"),
     ParamSpec("head_pitch_rad", -0.6, 0.6, "head pitch in the world, nose down positive"),
     ParamSpec("tail_pitch_rad", -0.8, 0.8, "tail base pitch relative to the pelvis"),

@@ -47,6 +47,7 @@ DIMENSIONLESS = (
     "spine_torque_share",
     "ground_pitch_share",
     "hip_ground_share",
+    "turn_lean",
     "stance_push_fwd",
     "stance_push_up",
     "spine_stiffness",
