@@ -1,9 +1,11 @@
 """Turning: the feet land outward of a turn by the lean it needs (the gait's turn_lean share
 of h v w / g), so the dog follows its path facing along it instead of crabbing outward. The
 table over every gait, both rates and more seeds is benchmarks/bench_turns.py; here the
-walk at 30 deg/s and the trot and pace at 45 (issue 29's goal beyond the floor), left and
-right. Without the lean (notebook 2026-12-07) the walk fell in 2 of 4 turns at 30 deg/s
-and crabbed 16-18 degrees outward; the trot crabbed 11 at 30 deg/s and 16-17 at 45."""
+walk and the canter at 30 deg/s, the trot and pace at 45 (issue 29's goal beyond the
+floor), left and right. Without the lean (notebook 2026-12-07) the walk fell in 2 of 4 turns
+at 30 deg/s and crabbed 16-18 degrees outward; the trot crabbed 11 at 30 deg/s and 16-17 at
+45. The hand-tuned canter fell in every 30 deg/s turn (4 of 4); the preset's balance and
+steering gains are now tuned by `quadsim optimize --conditions turn`."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from quadsim.gaits.params import NOMINAL_SPEED_MPS
 
 DURATION_S, SETTLED_S = 20.0, 3.0  # as bench_turns: the speed has ramped up by 3 s
 # gait: (turn rate [deg/s], the largest median sideslip outward [deg]: about twice today's)
-TURNS = {"walk": (30.0, 15.0), "trot": (45.0, 10.0), "pace": (45.0, 10.0)}
+TURNS = {"walk": (30.0, 15.0), "trot": (45.0, 10.0), "pace": (45.0, 10.0), "canter": (30.0, 20.0)}
 
 
 def test_sideslip_is_the_angle_from_facing_to_travelling() -> None:
