@@ -120,6 +120,17 @@ def chosen_gaits(ap: argparse.ArgumentParser, args: argparse.Namespace) -> tuple
     return source, wanted
 
 
+def outcome_cells(summaries: list[dict]) -> tuple[str, str]:
+    """A row's "N of M" runs that stayed up and the fall times [s] of the others ("-": none)."""
+    falls = [f"{s['fall_time_s']:.1f}" for s in summaries if s["fell"]]
+    return f"{len(summaries) - len(falls)} of {len(summaries)}", ", ".join(falls) or "-"
+
+
+def span(values: list[float], digits: int) -> str:
+    """The "min to max" of `values` to `digits` decimals; "-" when there are none."""
+    return f"{min(values):.{digits}f} to {max(values):.{digits}f}" if values else "-"
+
+
 def write_section(path: Path, mark: str, title: str, how: str, lines: list[str]) -> None:
     """Replace the text between `<!-- mark -->` and `<!-- /mark -->` in `path` (appended if
     the markers are not there yet) with a section `title`: today's date and `how` it was

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ProcessPoolExecutor
 
-from bench_gaits import add_gait_options, chosen_gaits, write_section
+from bench_gaits import add_gait_options, chosen_gaits, outcome_cells, span, write_section
 
 import quadsim
 from quadsim.gaits.params import NOMINAL_SPEED_MPS
@@ -50,11 +50,9 @@ def main() -> None:
     ]
     for t, g, v in rows:
         runs = [s for (gg, _, tt, _), s in zip(jobs, summaries, strict=True) if (gg, tt) == (g, t)]
-        falls = [f"{s['fall_time_s']:.1f}" for s in runs if s["fell"]]
-        speeds = [s["mean_speed_mps"] for s in runs if not s["fell"]]
-        speed = f"{min(speeds):.2f} to {max(speeds):.2f}" if speeds else "-"
-        crossed = f"{len(runs) - len(falls)} of {len(runs)}"
-        lines.append(f"| {t} | {g} | {v:g} | {crossed} | {', '.join(falls) or '-'} | {speed} |")
+        crossed, fell = outcome_cells(runs)
+        speed = span([s["mean_speed_mps"] for s in runs if not s["fell"]], 2)
+        lines.append(f"| {t} | {g} | {v:g} | {crossed} | {fell} | {speed} |")
     print("\n".join(lines))
     how = (
         f"`python benchmarks/bench_terrain.py` ({DURATION_S:g} s from standing, seeds "

@@ -15,7 +15,7 @@ import argparse
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-from bench_gaits import add_gait_options, chosen_gaits, write_section
+from bench_gaits import add_gait_options, chosen_gaits, outcome_cells, span, write_section
 
 import quadsim
 from quadsim.controller.episode import sideslip_deg
@@ -59,11 +59,8 @@ def main() -> None:
     ]
     for g, r in rows:
         mine = [out for (gg, rr, _), out in zip(jobs, runs, strict=True) if (gg, rr) == (g, r)]
-        falls = [f"{s['fall_time_s']:.1f}" for s, _ in mine if s["fell"]]
-        slips = [slip for _, slip in mine if np.isfinite(slip)]
-        slip = f"{min(slips):.0f} to {max(slips):.0f}" if slips else "-"
-        up = f"{len(mine) - len(falls)} of {len(mine)}"
-        fell = ", ".join(falls) or "-"
+        up, fell = outcome_cells([s for s, _ in mine])
+        slip = span([slip for _, slip in mine if np.isfinite(slip)], 0)
         lines.append(f"| {g} | {NOMINAL_SPEED_MPS[g]:g} | {r:g} | {up} | {fell} | {slip} |")
     print("\n".join(lines))
     how = (

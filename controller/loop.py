@@ -652,10 +652,10 @@ class Controller:
             return heading.step_offset
         lx, ly = heading.left
         lean = share * heading.speed * heading.turn_rate / GRAVITY_MPS2
-        heights = [self.gait.height_d[FRAME_OF_LEG[k]] for k in range(4)]
+        front, back = self.gait.height_d
         return [
             [ox - lean * h * lx, oy - lean * h * ly]
-            for (ox, oy), h in zip(heading.step_offset, heights, strict=True)
+            for (ox, oy), h in zip(heading.step_offset, (front, front, back, back), strict=True)
         ]
 
     def spine_split(self, q_target: np.ndarray, heading: Heading, frames: FrameTargets) -> None:
