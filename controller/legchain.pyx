@@ -312,13 +312,14 @@ cdef class SwingPlan:
     lead_off, lead_strike: (4,) [s] toe-off and foot-strike anticipation; cannon: (stance,
     swing) pitch (4,) each [rad]; toe_off, foot_strike: (4,) [rad] the toe's angles;
     stance_time (4,) [s]; fp_gains (4, 2) the foot-placement gains s_fp [s] along and across
-    the heading, acting on velocity errors up to max_fp_error [m/s].
+    the heading, acting on velocity errors up to max_fp_error [m/s]; max_extend_m [m]: how
+    far below a stance foot its leg's target may lie.
     """
 
     cdef double height[4]
     cdef double skew[4]  # lift_skew * height
     cdef double early[4]
-    cdef double touch_at, reach_below
+    cdef double touch_at, reach_below, max_extend
     cdef double span_off[4]
     cdef double span_strike[4]
     cdef bint on_off[4]
@@ -333,7 +334,8 @@ cdef class SwingPlan:
 
     def __init__(self, height, lift_skew, reach_early, lead_off, lead_strike, stance_cannon,
                  swing_cannon, toe_off, foot_strike, stance_time, fp_gains,
-                 max_fp_error: float = 0.5, touch_at: float = 0.85, reach_below_m: float = 0.02):
+                 max_fp_error: float = 0.5, touch_at: float = 0.85, reach_below_m: float = 0.02,
+                 max_extend_m: float = 1.0):
         cdef int k
         fp = np.asarray(fp_gains, dtype=float).reshape(4, 2)
         t_stance = np.asarray(stance_time, dtype=float).reshape(4)
@@ -348,6 +350,7 @@ cdef class SwingPlan:
         if not 0.0 < touch_at < 1.0:
             raise ValueError(f"touch_at must lie in (0, 1), got {touch_at!r}")
         self.touch_at, self.reach_below = touch_at, reach_below_m
+        self.max_extend = max_extend_m
         for k in range(4):
             self.height[k], self.skew[k], self.early[k] = h[k], skew[k] * h[k], early[k]
             # a lead of 0 is a step
@@ -396,13 +399,15 @@ cdef class SwingPlan:
 
     def place_feet(self, LegChains chains, const double[:, :] frame_vel,
                    const double[:, ::1] frame_v_d, const double[:, :] H2, offset,
-                   time_to_strike, in_swing, double[:, ::1] anchor):
+                   time_to_strike, in_swing, double[:, ::1] anchor,
+                   double stance_scale=1.0):
         """Write each swinging leg's landing point [m] into its `anchor` row (4, 2):
         P = P_hip + v (t_strike + T_stance / 2) + offset + (v - v_d) s_fp, the hip (at
         chains' last update()) carried on to the strike and half a stance beyond, a nominal
         offset (4 rows of x, y) [m] and the paper's feedback, its gains along and across the
         heading (H2 (2, 2)). frame_vel (2, 3) [m/s], frame_v_d (2, 2) [m/s] each frame's
-        velocity and desired velocity; time_to_strike (4,) [s]."""
+        velocity and desired velocity; time_to_strike (4,) [s]; stance_scale: the share of
+        T_stance the stance will last (a quickened stride clock's)."""
         cdef int k, f, i
         cdef double e0, e1, a0, a1, ahead
         cdef double fb[2]
@@ -418,7 +423,7 @@ cdef class SwingPlan:
             a0, a1 = a0 * self.s_fp[k][0], a1 * self.s_fp[k][1]
             fb[0] = a0 * H2[0, 0] + a1 * H2[0, 1]
             fb[1] = a0 * H2[1, 0] + a1 * H2[1, 1]
-            ahead = <double>time_to_strike[k] + 0.5 * self.t_stance[k]
+            ahead = <double>time_to_strike[k] + 0.5 * self.t_stance[k] * stance_scale
             for i in range(2):
                 anchor[k, i] = (chains._hip_world[k, i] + frame_vel[f, i] * ahead
                                 + <double>offset[k][i] + fb[i])
@@ -444,7 +449,8 @@ cdef class SwingPlan:
         (frames (2, 3, 3): position, velocity, angular velocity; R (2, 3, 3)). A stance
         foot holds its anchor on the ground, reaching below it while it does not `support`,
         seen from its frame at its desired height (height_d[:, 0]) and orientation R_d
-        (2, 3, 3), and never above where the foot is now (foot_pos (4, 3) [m, world])."""
+        (2, 3, 3), never above where the foot is now (foot_pos (4, 3) [m, world]) and at most
+        `max_extend_m` below it (a leg landing under a low, tilted frame does not kick it)."""
         cdef int k, f, i
         cdef double p[3]
         cdef double d0, d1, d2, now_z
@@ -473,7 +479,7 @@ cdef class SwingPlan:
             d1 = foot_pos[k, 1] - frames[f, 0, 1]
             d2 = foot_pos[k, 2] - frames[f, 0, 2]
             now_z = R[f, 0, 2] * d0 + R[f, 1, 2] * d1 + R[f, 2, 2] * d2
-            o[k, 2] = min(o[k, 2], now_z)
+            o[k, 2] = max(min(o[k, 2], now_z), now_z - self.max_extend)
         return out
 
     def foot_angles(self, progress, time_to_liftoff, time_to_strike):

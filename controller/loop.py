@@ -5,6 +5,7 @@
 1. commands: the speed ramps at the acceleration limit, the heading turns at the turn rate;
 2. gait phase and stance: the gait graph's plan per leg, amended by the feet's contacts;
 3. leg-frame targets: where the chest and pelvis frames should be, with the stride waves;
+   then the cadence: a pushed gait's stride clock quickens (not in the paper);
 4. virtual forces through J^T: what the frames want of their supporting feet;
 5. swing legs and IK: foot placement, swing paths, stance feet, the analytic leg IK;
 6. spine split: the frames' orientation difference split along the spine (quaternions);
@@ -64,6 +65,7 @@ V_INT_MAX_TERRAIN = 0.3  # [m]
 YAW_INT_TIME_S = 1.0  # [s] integral time of the heading loop while turning
 YAW_INT_MAX = 0.3  # [rad s] bound on the integrated heading error (anti-windup)
 MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
+MAX_CADENCE = 2.0  # a quickened stride clock (a push) runs at most twice its own rate
 MAX_STEER_RPS = 1.0  # [rad/s] bound on the turn rate that steers back onto the heading
 PITCH_ENDS = (-1.0, 1.0)  # nose down: the front end sinks, the back end rises
 SWING_LEG_TERMS = (
@@ -286,6 +288,7 @@ class Controller:
             np.stack([p.leg("fp_sagittal_s"), p.leg("fp_coronal_s")], axis=1),
             max_fp_error=MAX_FP_ERROR,
             reach_below_m=REACH_BELOW_M,
+            max_extend_m=p["stance_extend_max_m"],
         )
         kp, kd = self.kp0.copy(), self.kd0.copy()
         kp[self.spine_idx] *= p["spine_stiffness"]
@@ -329,12 +332,13 @@ class Controller:
         heading = self.commands()
         legs = self.gait_phase_and_stance(state)
         frames = self.leg_frame_targets(state, heading, legs)
+        self.state.cadence = self.cadence(frames)
         spine_torque = self.virtual_forces(state, heading, frames, legs)
         q_target = self.swing_legs_and_ik(state, heading, frames, legs)
         self.spine_split(q_target, heading, frames)
         command = self.pd_plus_feed_forward(state, q_target, legs, frames, spine_torque)
         s = self.state
-        s.phase = (s.phase + self.dt / self.gait.graph.period_s) % 1.0
+        s.phase = (s.phase + s.cadence * self.dt / self.gait.graph.period_s) % 1.0
         s.t += self.dt
         return command
 
@@ -382,6 +386,7 @@ class Controller:
         in_swing = [sw >= 0.0 for sw in swing]
         s.planned_stance[:] = [not sw for sw in in_swing]
         stance, support, lifted, to_strike, to_liftoff = [], [], [], [], []
+        clock = 1.0 / s.cadence  # seconds of the gait's time per second now
         for k in range(4):
             s.hold[k] = s.hold[k] and in_swing[k]
             s.early[k] = (s.early[k] or (contact[k] and swing[k] > EARLY_CONTACT)) and in_swing[k]
@@ -400,10 +405,12 @@ class Controller:
                 bool(s.support[k] or touchdown) and now and s.since_contact[k] < BOUNCE_S
             )
             stance.append(now)
-            to_strike.append((1.0 - swing[k]) * self.gait.t_swing[k] if in_swing[k] else 0.0)
-            to_liftoff.append(
-                0.0 if in_swing[k] else (1.0 - stance_progress[k]) * self.gait.t_stance[k]
-            )
+            if in_swing[k]:
+                to_strike.append((1.0 - swing[k]) * self.gait.t_swing[k] * clock)
+                to_liftoff.append(0.0)
+            else:
+                to_strike.append(0.0)
+                to_liftoff.append((1.0 - stance_progress[k]) * self.gait.t_stance[k] * clock)
         if self.footing is not None:
             for k in range(4):  # a foot down that has not found the ground: the map's
                 if stance[k] and not support[k]:
@@ -518,6 +525,19 @@ class Controller:
             bend,
         )
 
+    def cadence(self, frames: FrameTargets) -> float:
+        """Phase 3b: how fast the stride clock runs from now on (the swing and stance times
+        of the next step shrink with it): 1 unless the gait quickens, by quicken_s_per_m per
+        m/s of the pelvis's velocity error (against its own desired velocity, turning or not)
+        beyond quicken_deadband_mps, up to MAX_CADENCE, so that a pushed dog's feet step out
+        of the push before it topples."""
+        p = self.gait.scalar
+        if not p["quicken_s_per_m"]:
+            return 1.0
+        ex, ey = (frames.frames[BACK, 1, :2] - frames.v_d[BACK]).tolist()
+        excess = math.hypot(ex, ey) - p["quicken_deadband_mps"]
+        return 1.0 + min(p["quicken_s_per_m"] * excess, MAX_CADENCE - 1.0) if excess > 0 else 1.0
+
     def virtual_forces(
         self, state: DogState, heading: Heading, frames: FrameTargets, legs: LegPhase
     ) -> tuple[float, float]:
@@ -554,7 +574,8 @@ class Controller:
         if self.gait.stance_push is not None:
             for k, (forward, up) in enumerate(self.gait.stance_push):
                 if legs.support[k] and legs.swing[k] < 0.0:
-                    bump = math.sin(math.pi * (1.0 - legs.to_liftoff[k] / self.gait.t_stance[k]))
+                    stance_left = legs.to_liftoff[k] * self.state.cadence / self.gait.t_stance[k]
+                    bump = math.sin(math.pi * (1.0 - stance_left))
                     lf.leg_force[k] += (bump * forward * fx, bump * forward * fy, bump * up)
         return self._spine_share(frames.R)
 
@@ -594,6 +615,7 @@ class Controller:
                 legs.to_strike,
                 planned_swing,
                 s.anchor,
+                1.0 / s.cadence,
             )
             if self.footing is not None:
                 for k in range(4):
@@ -736,12 +758,14 @@ class Controller:
 
     def log_fields(self, state: DogState) -> dict[str, float | np.ndarray]:
         """What the run log records of the controller besides the state; `planned_stance`
-        (4,) is the gait graph's stance of each foot at this step (before contacts amend it)."""
+        (4,) is the gait graph's stance of each foot at this step (before contacts amend it);
+        `cadence` how fast the stride clock runs (1 but while a pushed gait quickens)."""
         return {
             "speed_cmd": self.state.speed,
             "heading_cmd": self.state.heading,
             "chest_height": float(state.link_pos[CHEST, 2]),
             "gait_phase": self.state.phase,
+            "cadence": self.state.cadence,
             "planned_stance": self.state.planned_stance.copy(),
         }
 

@@ -58,19 +58,21 @@ class ControllerState:
     """Everything the controller carries from one control step to the next. Per leg arrays
     in the order LF, RF, LH, RH; world frame, SI units.
 
-    phase: the gait phase in [0, 1); t [s]; speed [m/s] and heading [rad]: the ramped
-    commands now; stance, support (a stance foot on the ground), planned_stance (the gait
-    graph's, before contacts amend it); hold: legs kept down at the start until their first
-    swing is over; early: legs whose swing ended with an early strike; since_contact [s];
-    liftoff, anchor (4, 2) [m]: where each foot lifted off and where it lands or stands;
-    ground (4,) [m]: the ground height under each foot at its last strike; q_target_prev
-    and qd_target: the joint targets of the last step and their filtered rates; v_int [m]
-    and yaw_int (2,) [rad s]: the speed and heading integrals.
+    phase: the gait phase in [0, 1); cadence: how fast its clock runs (1: the gait's own
+    stride period; faster while a pushed gait quickens); t [s]; speed [m/s] and heading
+    [rad]: the ramped commands now; stance, support (a stance foot on the ground),
+    planned_stance (the gait graph's, before contacts amend it); hold: legs kept down at the
+    start until their first swing is over; early: legs whose swing ended with an early
+    strike; since_contact [s]; liftoff, anchor (4, 2) [m]: where each foot lifted off and
+    where it lands or stands; ground (4,) [m]: the ground height under each foot at its
+    last strike; q_target_prev and qd_target: the joint targets of the last step and their
+    filtered rates; v_int [m] and yaw_int (2,) [rad s]: the speed and heading integrals.
     """
 
     n_joints: int
     started: bool = False
     phase: float = 0.0
+    cadence: float = 1.0
     t: float = 0.0
     speed: float = 0.0
     heading: float = 0.0

@@ -230,6 +230,29 @@ SCHEMA: tuple[ParamSpec, ...] = (
         "share of the lean h v w / g by which the feet land outward in a turn",
         default=0.0,
     ),
+    ParamSpec(
+        "quicken_s_per_m",
+        0.0,
+        4.0,
+        "share by which the stride clock speeds up per m/s of the body's velocity error "
+        "beyond quicken_deadband_mps (at most doubled): quicker steps out of a push",
+        default=0.0,
+    ),
+    ParamSpec(
+        "quicken_deadband_mps",
+        0.05,
+        1.5,
+        "velocity error the stride clock does not quicken for",
+        default=0.3,
+    ),
+    ParamSpec(
+        "stance_extend_max_m",
+        0.005,
+        2.0,
+        "farthest a stance leg reaches beyond its foot at once, to pose its frame at the "
+        "desired height and tilt (1: no limit; small: no kick landing under a tilted body)",
+        default=1.0,
+    ),
     ParamSpec("spine_stiffness", 0.2, 3.0, "scale of the spine PD gains"),
     ParamSpec("head_pitch_rad", -0.6, 0.6, "head pitch in the world, nose down positive"),
     ParamSpec("tail_pitch_rad", -0.8, 0.8, "tail base pitch relative to the pelvis"),

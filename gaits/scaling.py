@@ -10,6 +10,7 @@ name carries as a suffix, fixes its factor L^a T^b M^c:
     _s            s          0     1    0   s^0.5
     _mps          m/s        1    -1    0   s^0.5
     _per_s        1/s        0    -1    0   s^-0.5
+    _s_per_m      s/m       -1     1    0   s^-0.5
     _N_per_m      N/m        0    -2    1   s^2
     _Ns_per_m     N s/m      0    -1    1   s^2.5
     _Nm_per_rad   N m/rad    2    -2    1   s^4
@@ -33,6 +34,7 @@ UNIT_EXPONENTS: dict[str, tuple[float, float, float]] = {
     "_Ns_per_m": (0.0, -1.0, 1.0),
     "_N_per_m": (0.0, -2.0, 1.0),
     "_per_s": (0.0, -1.0, 0.0),
+    "_s_per_m": (-1.0, 1.0, 0.0),
     "_phase": (0.0, 0.0, 0.0),
     "_rad": (0.0, 0.0, 0.0),
     "_mps": (1.0, -1.0, 0.0),

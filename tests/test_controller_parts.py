@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from quadsim.controller.kinematics import pitch_of, quat_to_matrix, rot_x, rot_y
 from quadsim.controller.loop import (
     BEND,
     CHEST,
+    FRONT,
     V_INT_MAX_TERRAIN,
     V_INT_UNWIND,
     Controller,
@@ -383,3 +385,29 @@ def test_on_terrain_the_speed_integral_empties_fast_once_the_body_overshoots() -
     # a shortfall fills it up to a lower bound on terrain than on flat ground
     assert _speed_integral_after(1.0, V_INT_MAX_TERRAIN, "slope:10") == V_INT_MAX_TERRAIN
     assert _speed_integral_after(1.0, V_INT_MAX_TERRAIN, None) > V_INT_MAX_TERRAIN
+
+
+@pytest.mark.parametrize("sideways", [0.2, 0.6, 1.5])
+def test_a_pushed_gait_quickens_its_stride_clock_by_its_velocity_error(sideways: float) -> None:
+    gain, deadband = 1.5, 0.3
+    quick = {"quicken_s_per_m": gain, "quicken_deadband_mps": deadband}
+    plain, _, _ = _stepped({"quicken_s_per_m": 0.0})
+    quickened, _, _ = _stepped(quick)
+    # the pelvis flung sideways, as by a push, while it should go 1 m/s forward
+    frames = SimpleNamespace(frames=np.zeros((2, 3, 3)), v_d=np.array([[1.0, 0.0], [1.0, 0.0]]))
+    frames.frames[:, 1] = [1.0, sideways, 0.0]
+    want = min(1.0 + gain * max(sideways - deadband, 0.0), 2.0)
+    assert plain.cadence(frames) == 1.0  # a gait without the gain never quickens
+    assert quickened.cadence(frames) == pytest.approx(want, rel=1e-12)
+    frames.frames[FRONT, 1] = [3.0, 2.0, 0.0]  # the chest's error does not count
+    assert quickened.cadence(frames) == pytest.approx(want, rel=1e-12)
+
+
+def test_the_stride_clock_runs_at_the_cadence_of_the_step() -> None:
+    def knocked(ctrl: Controller, state) -> None:
+        state.base_vel[:] = [0.0, 1.2, 0.0]
+
+    ctrl, _, _ = _stepped({"quicken_s_per_m": 2.0, "quicken_deadband_mps": 0.3}, knocked)
+    assert ctrl.state.cadence > 1.5  # the pelvis's error is about 1.2 m/s
+    period = ctrl.params.graph().period_s
+    assert ctrl.state.phase == pytest.approx(ctrl.state.cadence * ctrl.dt / period, rel=1e-12)

@@ -156,6 +156,7 @@ def a_swing_plan(seed: int) -> tuple[SwingPlan, dict[str, np.ndarray]]:
         "foot_strike": rng.uniform(-0.4, 0.0, 4),
         "stance_time": rng.uniform(0.1, 0.5, 4),
         "fp": rng.uniform(0.0, 0.2, (4, 2)),
+        "max_extend": rng.uniform(0.05, 1.5),
     }
     plan = SwingPlan(
         v["height"],
@@ -170,6 +171,7 @@ def a_swing_plan(seed: int) -> tuple[SwingPlan, dict[str, np.ndarray]]:
         v["stance_time"],
         v["fp"],
         max_fp_error=0.5,
+        max_extend_m=v["max_extend"],
     )
     return plan, v
 
@@ -216,15 +218,24 @@ def test_landing_points_are_the_foot_placement_reference(seed: int, heading: flo
     offset, to_strike = rng.normal(0.0, 0.05, (4, 2)), rng.uniform(0.0, 0.3, 4)
     swinging = [True, False, True, True]
     anchor = np.full((4, 2), 7.0)
+    stance_scale = rng.uniform(0.5, 1.0)  # a quickened stride clock's shorter stance
     plan.place_feet(
-        chains, frame_vel, frame_v_d, H2, offset.tolist(), to_strike.tolist(), swinging, anchor
+        chains,
+        frame_vel,
+        frame_v_d,
+        H2,
+        offset.tolist(),
+        to_strike.tolist(),
+        swinging,
+        anchor,
+        stance_scale,
     )
     # the reference: the feedback (v - v_d) s_fp with the error clipped, in heading axes
     v_leg = frame_vel[FRAME_OF_LEG, :2]
     err = np.clip((v_leg - frame_v_d[FRAME_OF_LEG]) @ H2, -0.5, 0.5)
     feedback = (err * v["fp"]) @ H2.T
     want = foot_placement(
-        chains.hip_world[:, :2], v_leg, to_strike, v["stance_time"], offset, feedback
+        chains.hip_world[:, :2], v_leg, to_strike, stance_scale * v["stance_time"], offset, feedback
     )
     np.testing.assert_allclose(anchor[swinging], want[swinging], rtol=0, atol=1e-14)
     assert np.all(anchor[1] == 7.0)  # a stance foot keeps its anchor
@@ -362,7 +373,9 @@ def test_leg_targets_are_swing_paths_and_planted_feet_in_their_frames(seed: int)
     desired[:, 2] = height_d[:, 0]
     unclamped = _in_frames(planted, desired, R_d)
     held = unclamped.copy()
-    held[:, 2] = np.minimum(held[:, 2], _in_frames(foot, frames[:, 0], R)[:, 2])
+    foot_now = _in_frames(foot, frames[:, 0], R)[:, 2]
+    # never above the foot, at most max_extend below it
+    held[:, 2] = np.clip(held[:, 2], foot_now - v["max_extend"], foot_now)
     np.testing.assert_allclose(got, np.where(stance[:, None], held, swing), rtol=0, atol=1e-13)
     # a planted foot the clamp left alone, seen from its desired frame: back in the world
     # it is on its anchor
