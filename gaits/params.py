@@ -234,7 +234,7 @@ SCHEMA: tuple[ParamSpec, ...] = (
         "quicken_s_per_m",
         0.0,
         4.0,
-        "share by which the stride clock speeds up per m/s of the body's velocity error "
+        "share by which the stride clock speeds up per m/s of the pelvis's velocity error "
         "beyond quicken_deadband_mps (at most doubled): quicker steps out of a push",
         default=0.0,
     ),
