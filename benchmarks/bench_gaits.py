@@ -19,7 +19,7 @@ import json
 import math
 import statistics
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -118,6 +118,15 @@ def chosen_gaits(ap: argparse.ArgumentParser, args: argparse.Namespace) -> tuple
     if unknown := [g for g in wanted if g not in NOMINAL_SPEED_MPS]:
         ap.error(f"unknown gait {', '.join(unknown)}; choose from {', '.join(NOMINAL_SPEED_MPS)}")
     return source, wanted
+
+
+def runs_by_row(
+    run: Callable[[tuple], object], jobs_of_rows: list[list[tuple]], workers: int
+) -> list[list]:
+    """`run` on every job (a process pool), its results grouped as the rows' jobs are."""
+    with ProcessPoolExecutor(workers) as pool:
+        results = iter(list(pool.map(run, [job for jobs in jobs_of_rows for job in jobs])))
+    return [[next(results) for _ in jobs] for jobs in jobs_of_rows]
 
 
 def outcome_cells(summaries: list[dict]) -> tuple[str, str]:

@@ -12,9 +12,15 @@ optimizer's best) in the preset's place; `--out FILE` writes the table elsewhere
 from __future__ import annotations
 
 import argparse
-from concurrent.futures import ProcessPoolExecutor
 
-from bench_gaits import add_gait_options, chosen_gaits, outcome_cells, span, write_section
+from bench_gaits import (
+    add_gait_options,
+    chosen_gaits,
+    outcome_cells,
+    runs_by_row,
+    span,
+    write_section,
+)
 
 import quadsim
 from quadsim.gaits.params import NOMINAL_SPEED_MPS
@@ -41,15 +47,12 @@ def main() -> None:
     rows = [(t, g, v) for t in args.terrains.split(",") for g, v in GAITS if g in wanted]
     others = [g for g in NOMINAL_SPEED_MPS if g not in dict(GAITS) and g in wanted]
     rows += [(ROUGH_FOR_ALL, g, NOMINAL_SPEED_MPS[g]) for g in others]
-    jobs = [(g, v, t, s) for t, g, v in rows for s in range(args.seeds)]
-    with ProcessPoolExecutor(args.workers) as pool:
-        summaries = list(pool.map(run, [(source[g], v, t, s) for g, v, t, s in jobs]))
+    jobs = [[(source[g], v, t, s) for s in range(args.seeds)] for t, g, v in rows]
     lines = [
         "| terrain | gait | speed cmd [m/s] | crossed | fell at [s] | mean speed [m/s] |",
         "|---|---|---|---|---|---|",
     ]
-    for t, g, v in rows:
-        runs = [s for (gg, _, tt, _), s in zip(jobs, summaries, strict=True) if (gg, tt) == (g, t)]
+    for (t, g, v), runs in zip(rows, runs_by_row(run, jobs, args.workers), strict=True):
         crossed, fell = outcome_cells(runs)
         speed = span([s["mean_speed_mps"] for s in runs if not s["fell"]], 2)
         lines.append(f"| {t} | {g} | {v:g} | {crossed} | {fell} | {speed} |")

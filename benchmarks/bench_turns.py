@@ -12,10 +12,16 @@ preset's place; `--out FILE` writes the table elsewhere.
 from __future__ import annotations
 
 import argparse
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-from bench_gaits import add_gait_options, chosen_gaits, outcome_cells, span, write_section
+from bench_gaits import (
+    add_gait_options,
+    chosen_gaits,
+    outcome_cells,
+    runs_by_row,
+    span,
+    write_section,
+)
 
 import quadsim
 from quadsim.controller.episode import sideslip_deg
@@ -50,15 +56,12 @@ def main() -> None:
     source, wanted = chosen_gaits(ap, args)
     rates = [float(r) for r in args.rates.split(",")]
     rows = [(g, r) for g in wanted for r in rates]
-    jobs = [(g, r, s) for g, r in rows for s in range(args.seeds)]
-    with ProcessPoolExecutor(args.workers) as pool:
-        runs = list(pool.map(run, [(source[g], NOMINAL_SPEED_MPS[g], r, s) for g, r, s in jobs]))
+    jobs = [[(source[g], NOMINAL_SPEED_MPS[g], r, s) for s in range(args.seeds)] for g, r in rows]
     lines = [
         "| gait | speed [m/s] | turn [deg/s] | stayed up | fell at [s] | sideslip outward [deg] |",
         "|---|---|---|---|---|---|",
     ]
-    for g, r in rows:
-        mine = [out for (gg, rr, _), out in zip(jobs, runs, strict=True) if (gg, rr) == (g, r)]
+    for (g, r), mine in zip(rows, runs_by_row(run, jobs, args.workers), strict=True):
         up, fell = outcome_cells([s for s, _ in mine])
         slip = span([slip for _, slip in mine if np.isfinite(slip)], 0)
         lines.append(f"| {g} | {NOMINAL_SPEED_MPS[g]:g} | {r:g} | {up} | {fell} | {slip} |")
