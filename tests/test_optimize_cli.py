@@ -356,15 +356,20 @@ def test_the_push_condition_pushes_from_every_side_over_the_seeds(monkeypatch) -
     from quadsim.gaits.params import GaitParams
     from quadsim.optimize import sim_eval
 
-    directions = set()
-    for seed in range(8):
-        pushes = sim_eval.condition_pushes(seed)
-        assert [p.start for p in pushes] == list(sim_eval.PUSH_TIMES_S)
-        for p in pushes:
-            assert p.force[2] == 0.0 and p.link == "chest"
-            assert math.hypot(*p.force) * p.duration == pytest.approx(sim_eval.PUSH_NS)
-            directions.add(round(math.degrees(math.atan2(p.force[1], p.force[0]))) % 360)
-    assert directions == set(range(0, 360, 45))
+    # the walk and trot between the robustness floor and goal (20, 30 N s), the rest at the goal
+    assert sim_eval.push_impulse_ns("trot") == 25.0
+    assert sim_eval.push_impulse_ns("rotary-gallop") == 20.0
+    for gait in ("walk", "rotary-gallop"):
+        directions = set()
+        for seed in range(8):
+            pushes = sim_eval.condition_pushes(seed, gait)
+            assert [p.start for p in pushes] == list(sim_eval.PUSH_TIMES_S)
+            for p in pushes:
+                assert p.force[2] == 0.0 and p.link == "chest"
+                impulse = math.hypot(*p.force) * p.duration
+                assert impulse == pytest.approx(sim_eval.push_impulse_ns(gait))
+                directions.add(round(math.degrees(math.atan2(p.force[1], p.force[0]))) % 360)
+        assert directions == set(range(0, 360, 45))
     # the episode is the gait at its speed with those pushes, and a fall's time is its score
     asked = []
 
@@ -374,7 +379,7 @@ def test_the_push_condition_pushes_from_every_side_over_the_seeds(monkeypatch) -
 
     monkeypatch.setattr(sim_eval, "simulate", pushed)
     assert sim_eval.condition_survival(GaitParams.load("walk"), "push", 1.0, 5) == 3.5
-    assert asked == [sim_eval.condition_pushes(5)]
+    assert asked == [sim_eval.condition_pushes(5, "walk")]
 
 
 def test_the_stop_condition_sits_and_goes_on_in_the_gait(monkeypatch) -> None:
