@@ -23,7 +23,7 @@ DIAGONAL = {
     "pace": (45.0, 15.0),
     "canter": (45.0, 15.0),
     "transverse-gallop": (225.0, 15.0),
-    "rotary-gallop": (135.0, 15.0),
+    "rotary-gallop": (225.0, 15.0),
 }
 
 
