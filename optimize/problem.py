@@ -76,14 +76,19 @@ def provenances(args: argparse.Namespace, result: Any) -> tuple[dict, dict | Non
 
 
 def free_names(template: GaitParams, free: str | None) -> GaitParams:
-    """The gait `template` with the parameters `free` names free: "style" (the default; all
-    its legs' but LH's lift-off phase), "all", or comma-separated names."""
-    if free == "all":
+    """The gait `template` with the parameters `free` names free: comma-separated names and
+    sets, "style" (the default; all its legs' but LH's lift-off phase) or "all"."""
+    items = [n.strip() for n in (free or "style").split(",") if n.strip()]
+    if "all" in items:
         return template
-    if free is None or free in FREE_SETS:
-        names = template.with_free(FREE_SETS[free or "style"]).free_names()
-        return template.with_free([n for n in names if n != PHASE_REFERENCE])
-    return template.with_free([n.strip() for n in free.split(",") if n.strip()])
+    names: list[str] = []
+    for item in items:
+        if item in FREE_SETS:
+            in_set = template.with_free(FREE_SETS[item]).free_names()
+            names += [n for n in in_set if n != PHASE_REFERENCE]
+        else:
+            names.append(item)
+    return template.with_free(list(dict.fromkeys(names)))
 
 
 def check_targets_objective(objective: str, reference: Any) -> None:

@@ -83,7 +83,7 @@ def add_parser(subparsers: Any) -> None:
         default=None,
         help="parameters to optimize: style (default: "
         + ", ".join(STYLE_FREE)
-        + "), all, or comma-separated names",
+        + "), all, or comma-separated names and sets (style,turn_lean)",
     )
     p.add_argument("--popsize", type=int, default=None, help="population (default 4+3 ln n)")
     p.add_argument(

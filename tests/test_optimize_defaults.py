@@ -98,6 +98,16 @@ def test_the_default_free_parameters_are_the_style_set() -> None:
     ]
 
 
+def test_a_named_set_combines_with_more_names() -> None:
+    trot = GaitParams.load("trot")
+    style = set(free_names(trot, "style").free_names())
+    more = free_names(trot, "style,turn_lean,kp_yaw_Nm_per_rad,period_s").free_names()
+    assert len(more) == len(set(more))  # period_s, in the set too, is free once
+    extra = {n.split(".")[0] for n in set(more) - style}
+    assert extra == {"turn_lean", "kp_yaw_Nm_per_rad"}
+    assert style < set(more) and "swing_start_phase.LH" not in more
+
+
 # --------------------------------------------------------------------------- objectives
 
 
