@@ -5,7 +5,7 @@
 1. commands: the speed ramps at the acceleration limit, the heading turns at the turn rate;
 2. gait phase and stance: the gait graph's plan per leg, amended by the feet's contacts;
 3. leg-frame targets: where the chest and pelvis frames should be, with the stride waves;
-   then the cadence: a pushed gait's stride clock quickens (not in the paper);
+   then the cadence: a pushed or turning gait's stride clock quickens (not in the paper);
 4. virtual forces through J^T: what the frames want of their supporting feet;
 5. swing legs and IK: foot placement, swing paths, stance feet, the analytic leg IK;
 6. spine split: the frames' orientation difference split along the spine (quaternions);
@@ -65,7 +65,7 @@ V_INT_MAX_TERRAIN = 0.3  # [m]
 YAW_INT_TIME_S = 1.0  # [s] integral time of the heading loop while turning
 YAW_INT_MAX = 0.3  # [rad s] bound on the integrated heading error (anti-windup)
 MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
-MAX_CADENCE = 2.0  # a quickened stride clock (a push) runs at most twice its own rate
+MAX_CADENCE = 2.0  # a quickened stride clock (a push, a turn) runs at most twice its own rate
 MAX_STEER_RPS = 1.0  # [rad/s] bound on the turn rate that steers back onto the heading
 PITCH_ENDS = (-1.0, 1.0)  # nose down: the front end sinks, the back end rises
 SWING_LEG_TERMS = (
@@ -332,7 +332,7 @@ class Controller:
         heading = self.commands()
         legs = self.gait_phase_and_stance(state)
         frames = self.leg_frame_targets(state, heading, legs)
-        self.state.cadence = self.cadence(frames)
+        self.state.cadence = self.cadence(frames, heading)
         spine_torque = self.virtual_forces(state, heading, frames, legs)
         q_target = self.swing_legs_and_ik(state, heading, frames, legs)
         self.spine_split(q_target, heading, frames)
@@ -525,18 +525,20 @@ class Controller:
             bend,
         )
 
-    def cadence(self, frames: FrameTargets) -> float:
+    def cadence(self, frames: FrameTargets, heading: Heading) -> float:
         """Phase 3b: how fast the stride clock runs from now on (the swing and stance times
         of the next step shrink with it): 1 unless the gait quickens, by quicken_s_per_m per
         m/s of the pelvis's velocity error (against its own desired velocity, turning or not)
-        beyond quicken_deadband_mps, up to MAX_CADENCE, so that a pushed dog's feet step out
-        of the push before it topples."""
+        beyond quicken_deadband_mps, so that a pushed dog's feet step out of the push before
+        it topples, and by turn_quicken_s_per_rad per rad/s of turn, so that a long-striding
+        gait steps more often, as a dog does, while it turns; together at most MAX_CADENCE."""
         p = self.gait.scalar
-        if not p["quicken_s_per_m"]:
-            return 1.0
-        ex, ey = (frames.frames[BACK, 1, :2] - frames.v_d[BACK]).tolist()
-        excess = math.hypot(ex, ey) - p["quicken_deadband_mps"]
-        return 1.0 + min(p["quicken_s_per_m"] * excess, MAX_CADENCE - 1.0) if excess > 0 else 1.0
+        quicker = p["turn_quicken_s_per_rad"] * abs(heading.turn_rate)
+        if p["quicken_s_per_m"]:
+            ex, ey = (frames.frames[BACK, 1, :2] - frames.v_d[BACK]).tolist()
+            excess = math.hypot(ex, ey) - p["quicken_deadband_mps"]
+            quicker += p["quicken_s_per_m"] * max(excess, 0.0)
+        return 1.0 + min(quicker, MAX_CADENCE - 1.0)
 
     def virtual_forces(
         self, state: DogState, heading: Heading, frames: FrameTargets, legs: LegPhase

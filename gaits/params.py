@@ -239,6 +239,14 @@ SCHEMA: tuple[ParamSpec, ...] = (
         default=0.0,
     ),
     ParamSpec(
+        "turn_quicken_s_per_rad",
+        0.0,
+        1.0,
+        "share by which the stride clock speeds up per rad/s of turn (with a push's "
+        "quickening at most doubled): shorter strides in a turn",
+        default=0.0,
+    ),
+    ParamSpec(
         "quicken_deadband_mps",
         0.05,
         1.5,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from quadsim.gaits.errors import GaitError
 from quadsim.optimize.errors import OptimizeError
 from quadsim.optimize.rundir import command_line, git_commit
 
@@ -88,7 +89,11 @@ def free_names(template: GaitParams, free: str | None) -> GaitParams:
             names += [n for n in in_set if n != PHASE_REFERENCE]
         else:
             names.append(item)
-    return template.with_free(list(dict.fromkeys(names)))
+    try:
+        return template.with_free(list(dict.fromkeys(names)))
+    except GaitError as exc:  # it knows the parameters, not the sets
+        sets = ", ".join([*FREE_SETS, "all"])
+        raise GaitError(f"{exc}; or the sets {sets}, alone or with names") from None
 
 
 def check_targets_objective(objective: str, reference: Any) -> None:

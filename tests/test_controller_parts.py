@@ -396,11 +396,29 @@ def test_a_pushed_gait_quickens_its_stride_clock_by_its_velocity_error(sideways:
     # the pelvis flung sideways, as by a push, while it should go 1 m/s forward
     frames = SimpleNamespace(frames=np.zeros((2, 3, 3)), v_d=np.array([[1.0, 0.0], [1.0, 0.0]]))
     frames.frames[:, 1] = [1.0, sideways, 0.0]
+    straight = SimpleNamespace(turn_rate=0.0)
     want = min(1.0 + gain * max(sideways - deadband, 0.0), 2.0)
-    assert plain.cadence(frames) == 1.0  # a gait without the gain never quickens
-    assert quickened.cadence(frames) == pytest.approx(want, rel=1e-12)
+    assert plain.cadence(frames, straight) == 1.0  # a gait without the gain never quickens
+    assert quickened.cadence(frames, straight) == pytest.approx(want, rel=1e-12)
     frames.frames[FRONT, 1] = [3.0, 2.0, 0.0]  # the chest's error does not count
-    assert quickened.cadence(frames) == pytest.approx(want, rel=1e-12)
+    assert quickened.cadence(frames, straight) == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("turn_rate", [-0.8, -0.3, 0.5, 1.2])
+def test_a_turning_gait_quickens_its_stride_clock_by_its_turn_rate(turn_rate: float) -> None:
+    gain = 0.6
+    plain, _, _ = _stepped({"quicken_s_per_m": 0.0})
+    turning, _, _ = _stepped({"quicken_s_per_m": 0.0, "turn_quicken_s_per_rad": gain})
+    both, _, _ = _stepped({"quicken_s_per_m": 1.5, "turn_quicken_s_per_rad": gain})
+    frames = SimpleNamespace(frames=np.zeros((2, 3, 3)), v_d=np.array([[1.0, 0.0], [1.0, 0.0]]))
+    frames.frames[:, 1] = [1.0, 0.0, 0.0]  # on its desired velocity: no push to quicken for
+    heading = SimpleNamespace(turn_rate=turn_rate)
+    assert plain.cadence(frames, heading) == 1.0  # a gait without the gain keeps its clock
+    assert turning.cadence(frames, heading) == pytest.approx(1.0 + gain * abs(turn_rate))
+    assert turning.cadence(frames, SimpleNamespace(turn_rate=0.0)) == 1.0  # straight
+    frames.frames[:, 1] = [1.0, 0.7, 0.0]  # pushed 0.7 m/s sideways while turning: the sum
+    want = min(1.0 + gain * abs(turn_rate) + 1.5 * (0.7 - 0.3), 2.0)
+    assert both.cadence(frames, heading) == pytest.approx(want, rel=1e-12)
 
 
 def test_the_stride_clock_runs_at_the_cadence_of_the_step() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from quadsim.gaits.errors import GaitError
 from quadsim.gaits.params import GaitParams
 from quadsim.optimize import sim_eval, testfns
 from quadsim.optimize.cmaes import RunConfig, load_checkpoint, resume, run
@@ -106,6 +107,13 @@ def test_a_named_set_combines_with_more_names() -> None:
     extra = {n.split(".")[0] for n in set(more) - style}
     assert extra == {"turn_lean", "kp_yaw_Nm_per_rad"}
     assert style < set(more) and "swing_start_phase.LH" not in more
+
+
+def test_an_unknown_free_name_is_refused_with_the_names_and_the_sets() -> None:
+    with pytest.raises(GaitError, match="unknown free parameter 'wings'") as refused:
+        free_names(GaitParams.load("trot"), "style,wings")
+    message = str(refused.value)
+    assert "period_s" in message and "style" in message and "all" in message
 
 
 # --------------------------------------------------------------------------- objectives
