@@ -10,7 +10,11 @@ Example: quadsim optimize --gait trot --reference dog_trot_joint_pos.txt --evals
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -167,17 +171,18 @@ def run(args: argparse.Namespace) -> int:
     config = run_config(args, problem)
     executor = make_executor(args.executor, args.workers)
     try:
-        if args.resume:
-            result = resume(
-                args.out,
-                fn,
-                expect=config,
-                max_evals=args.evals,
-                executor=executor,
-                quiet=args.quiet,
-            )
-        else:
-            result = cma_run(fn, config, args.out, executor=executor, quiet=args.quiet)
+        with sigterm_interrupts():
+            if args.resume:
+                result = resume(
+                    args.out,
+                    fn,
+                    expect=config,
+                    max_evals=args.evals,
+                    executor=executor,
+                    quiet=args.quiet,
+                )
+            else:
+                result = cma_run(fn, config, args.out, executor=executor, quiet=args.quiet)
     finally:
         executor.shutdown(wait=False, cancel_futures=True)
     if result.interrupted:
@@ -199,3 +204,24 @@ def run(args: argparse.Namespace) -> int:
         f"({result.generations} generations, stop: {result.stop_reason}); best: {path}"
     )
     return 0
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM (kill, timeout, a batch scheduler) stops the run as Ctrl-C does: the last
+    complete generation is kept and the best so far written. Worker processes forked
+    meanwhile keep the default: they just end."""
+    parent = os.getpid()
+
+    def interrupt(signum: int, frame: object) -> None:
+        if os.getpid() != parent:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)

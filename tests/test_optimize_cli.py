@@ -6,8 +6,10 @@ import argparse
 import csv
 import json
 import math
+import os
 import pickle
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -78,6 +80,33 @@ def test_optimize_sphere_run_and_resume(tmp_path: Path, capsys) -> None:
             ]
         )
         b.func(b)
+
+
+def test_a_terminated_run_keeps_its_generations_and_resumes(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    # SIGTERM (kill, timeout, a batch scheduler) mid-generation stops the run as Ctrl-C does
+    from quadsim.optimize import testfns
+
+    calls = {"n": 0}
+
+    def terminated_on_call_20(x, seed: int = 0) -> float:
+        calls["n"] += 1
+        if calls["n"] == 20:  # in generation 3 of 8 candidates
+            os.kill(os.getpid(), signal.SIGTERM)
+        return float(sum((v - testfns.SPHERE_CENTER) ** 2 for v in x))
+
+    monkeypatch.setattr(testfns, "shifted_sphere", terminated_on_call_20)
+    before = signal.getsignal(signal.SIGTERM)
+    out = tmp_path / "run"
+    a = _opt(out, "--evals", "400", "--seed", "3")
+    assert a.func(a) == 130
+    assert "interrupted: kept 2 complete generation(s) (16 evaluations)" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGTERM) == before  # the handler is the run's only
+    assert load_checkpoint(out)["generation"] == 2
+    a = _opt(out, "--evals", "40", "--seed", "3", "--resume")
+    assert a.func(a) == 0
+    assert load_checkpoint(out)["evals"] == 40
 
 
 def test_optimize_bad_executor_is_a_value_error(tmp_path: Path) -> None:
