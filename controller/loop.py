@@ -531,7 +531,8 @@ class Controller:
         m/s of the pelvis's velocity error (against its own desired velocity, turning or not)
         beyond quicken_deadband_mps, so that a pushed dog's feet step out of the push before
         it topples, and by turn_quicken_s_per_rad per rad/s of turn, so that a long-striding
-        gait steps more often, as a dog does, while it turns; together at most MAX_CADENCE."""
+        gait steps more often while it turns (a controller's aid: greyhounds keep their
+        stride timing in a bend, Usherwood & Wilson 2005); together at most MAX_CADENCE."""
         p = self.gait.scalar
         quicker = p["turn_quicken_s_per_rad"] * abs(heading.turn_rate)
         if p["quicken_s_per_m"]:
