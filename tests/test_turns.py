@@ -17,7 +17,7 @@ from sim_slots import one_per_core
 
 import quadsim
 from quadsim.controller.episode import sideslip_deg
-from quadsim.gaits.params import NOMINAL_SPEED_MPS
+from quadsim.gaits.params import NOMINAL_SPEED_MPS, GaitParams
 
 DURATION_S, SETTLED_S = 20.0, 3.0  # as bench_turns: the speed has ramped up by 3 s
 # gait: (turn rate [deg/s], the largest median sideslip outward [deg]: about twice today's)
@@ -49,3 +49,7 @@ def test_gaits_turn_facing_along_their_path(gait: str, direction: float) -> None
     # and it turns at the rate: a circle of radius v / w
     radius = NOMINAL_SPEED_MPS[gait] / math.radians(rate)
     assert summary["turn_radius_m"] == pytest.approx(radius, rel=0.15)
+    # its stride clock runs faster by the gait's turn quickening (1 without it)
+    quicken = GaitParams.load(gait).values["turn_quicken_s_per_rad"]
+    cadence = float(np.median(log["cadence"][settled]))
+    assert cadence == pytest.approx(1.0 + quicken * math.radians(rate), rel=0.01)
