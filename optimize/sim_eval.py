@@ -20,6 +20,21 @@ from quadsim.gaits.schedule import AUTO_BANDS
 from quadsim.mocap.motion import load_reference
 from quadsim.models import LEGS
 from quadsim.optimize.cmaes import decode_eval_seed
+from quadsim.optimize.conditions import (
+    CONDITION_PENALTY,
+    CONDITION_S,
+    CONDITION_SEED,
+    CONDITIONS,
+    HILL_S,
+    PUSH_S,
+    PUSH_TIMES_S,
+    SLOW_SHARE,
+    STOP_AFTER_S,
+    STOP_AGAIN_S,
+    TERRAIN_OF_CONDITION,
+    TURN_RATE_DPS,
+    push_impulse_ns,
+)
 from quadsim.optimize.errors import OptimizeError
 from quadsim.optimize.objective import (
     OBJECTIVES,
@@ -37,36 +52,6 @@ from quadsim.optimize.reference import (
 from quadsim.optimize.targets import load_targets
 
 SETTLE_S = 2.0  # the start from standing is not part of the style terms
-# `quadsim optimize --conditions`: episodes a candidate must also stay up in, beside the scored
-# one (the acceptance tests' 30 deg/s turn, +-2 cm rough ground and the speed ramps: within the
-# gait's band, and through the automatic gaits with the candidate in place of its preset; and
-# the stop before a skill in a plan; and the terrain floors of the robustness issue: 6 cm steps
-# and a 10 degree hill; and its pushes from every side)
-CONDITIONS = ("turn", "rough", "band", "ramp", "stop", "steps", "hill", "push")
-CONDITION_S = 10.0  # [s] each (the experiment's trot fell in the tests' turn at 8.7 s)
-TURN_RATE_DPS = 30.0
-STOP_AFTER_S = 3.0  # [s] of the gait before the stop condition's stop
-STOP_AGAIN_S = 2.0  # [s] of the gait again after it (the plans test's walk after a sit)
-ROUGH_M = 0.02
-TERRAIN_OF_CONDITION = {"rough": f"rough:{ROUGH_M:g}", "steps": "steps:0.06:1", "hill": "slope:10"}
-# the hill is 1 m high (5.7 m up, 4 m over the top, 5.7 m down): a walk needs this long to
-# come down it, where the dog falls most (a fall's time is scaled to CONDITION_S)
-HILL_S = 20.0
-# a terrain crossed below this share of the commanded speed counts as lost in proportion (the
-# robustness issue's floor: within 20% of the command; a walk that stood on the hill got by)
-SLOW_SHARE = 0.8
-# a fall in a condition costs more than any gait that stays up scores, less than a fall in the
-# scored episode (1e4 to 2e4), graded by how long the dog stayed up
-CONDITION_PENALTY = 1e3
-# the push condition: horizontal pushes on the chest, of the gait's impulse [N s] (between the
-# robustness issue's floor and goal for the walk and trot, 20 and 30; its goal for the rest,
-# floor 15), at these times, from directions 135 degrees apart that start at 45 degrees times
-# the seed, so over the seeds every one of the 8 directions comes
-PUSH_NS = {"walk": 25.0, "trot": 25.0}
-PUSH_NS_OTHERS = 20.0
-PUSH_S = 0.1
-PUSH_TIMES_S = (3.0, 5.5, 8.0)
-CONDITION_SEED = 104729  # condition i runs on the evaluation's seed + (i + 1) * this
 
 
 def parse_conditions(text: str | None) -> tuple[str, ...]:
@@ -132,11 +117,6 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
     if condition in TERRAIN_OF_CONDITION:
         return CONDITION_S * min(summary["mean_speed_mps"] / (SLOW_SHARE * speed), 1.0)
     return CONDITION_S
-
-
-def push_impulse_ns(gait: str) -> float:
-    """The impulse [N s] of each of the push condition's pushes on a gait (see PUSH_NS)."""
-    return PUSH_NS.get(gait, PUSH_NS_OTHERS)
 
 
 def condition_pushes(seed: int, gait: str) -> list[Push]:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from quadsim.optimize.conditions import conditions_help
 from quadsim.optimize.problem import (
     SIM_OBJECTIVES,
     STYLE_FREE,
@@ -137,12 +138,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--conditions",
         metavar="LIST",
-        help="episodes each candidate must also stay up in, beside the scored one: turn (30 "
-        "deg/s), rough (+-2 cm ground), band (a ramp through the gait's speed band), ramp "
-        "(through the automatic gaits, the candidate in place of its preset), stop (a plan: "
-        "the gait, a stop, sit 1), steps (6 cm up and down), hill (10 deg), push (three pushes "
-        "from sides 135 deg apart, 25 N s on the walk and trot, 20 on the others); "
-        "comma-separated, or all (default none)",
+        help=conditions_help(),
     )
     p.add_argument("--ipop", type=int, help="IPOP restarts (default 0)")
     p.add_argument("--timeout", type=float, help="per evaluation [s] (300)")

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from quadsim.mocap.errors import ReferenceFormatError
+from quadsim.optimize import conditions
 from quadsim.optimize.cmaes import load_checkpoint
 from quadsim.optimize.errors import OptimizeError
 from quadsim.scripts import optimize_cmd, reference_cmd
@@ -350,8 +351,8 @@ def test_conditions_are_episodes_the_gait_must_also_stay_up_in(monkeypatch) -> N
     monkeypatch.setattr(sim_eval, "condition_survival", lambda p, name, *a: 4.0 * (name == "hill"))
     some = sim_eval.evaluate(x, 0, {**config, "conditions": ("steps", "hill", "rough")})
     assert some.total == pytest.approx(plain.total + fall_penalty(4 / 3, 10, 1e3))
-    for name, spec in sim_eval.TERRAIN_OF_CONDITION.items():
-        assert name in sim_eval.CONDITIONS and parse_terrain(spec).kind in spec
+    for name, spec in conditions.TERRAIN_OF_CONDITION.items():
+        assert name in conditions.CONDITIONS and parse_terrain(spec).kind in spec
 
 
 def test_a_terrain_crossed_too_slowly_counts_as_time_lost(monkeypatch) -> None:
@@ -369,10 +370,10 @@ def test_a_terrain_crossed_too_slowly_counts_as_time_lost(monkeypatch) -> None:
     monkeypatch.setattr(sim_eval, "simulate", crossing)
     # 0.4 m/s against a floor of 0.8 x 1.0 m/s: half the episode lost, on the terrain only
     assert sim_eval.condition_survival(walk, "hill", 1.0, 0) == pytest.approx(5.0)
-    assert sim_eval.condition_survival(walk, "steps", 0.4, 0) == sim_eval.CONDITION_S
-    assert sim_eval.condition_survival(walk, "turn", 1.0, 0) == sim_eval.CONDITION_S
+    assert sim_eval.condition_survival(walk, "steps", 0.4, 0) == conditions.CONDITION_S
+    assert sim_eval.condition_survival(walk, "turn", 1.0, 0) == conditions.CONDITION_S
     assert asked == ["slope:10", "steps:0.06:1", None]
-    assert sim_eval.parse_conditions("all") == sim_eval.CONDITIONS
+    assert sim_eval.parse_conditions("all") == conditions.CONDITIONS
     assert sim_eval.parse_conditions("band, turn,band") == ("band", "turn")
     for bad in ("turn,fly", ",", "hills"):
         with pytest.raises(OptimizeError, match="choose from turn, rough, band, ramp"):
@@ -386,17 +387,17 @@ def test_the_push_condition_pushes_from_every_side_over_the_seeds(monkeypatch) -
     from quadsim.optimize import sim_eval
 
     # the walk and trot between the robustness floor and goal (20, 30 N s), the rest at the goal
-    assert sim_eval.push_impulse_ns("trot") == 25.0
-    assert sim_eval.push_impulse_ns("rotary-gallop") == 20.0
+    assert conditions.push_impulse_ns("trot") == 25.0
+    assert conditions.push_impulse_ns("rotary-gallop") == 20.0
     for gait in ("walk", "rotary-gallop"):
         directions = set()
         for seed in range(8):
             pushes = sim_eval.condition_pushes(seed, gait)
-            assert [p.start for p in pushes] == list(sim_eval.PUSH_TIMES_S)
+            assert [p.start for p in pushes] == list(conditions.PUSH_TIMES_S)
             for p in pushes:
                 assert p.force[2] == 0.0 and p.link == "chest"
                 impulse = math.hypot(*p.force) * p.duration
-                assert impulse == pytest.approx(sim_eval.push_impulse_ns(gait))
+                assert impulse == pytest.approx(conditions.push_impulse_ns(gait))
                 directions.add(round(math.degrees(math.atan2(p.force[1], p.force[0]))) % 360)
         assert directions == set(range(0, 360, 45))
     # the episode is the gait at its speed with those pushes, and a fall's time is its score
@@ -435,4 +436,4 @@ def test_the_stop_condition_sits_and_goes_on_in_the_gait(monkeypatch) -> None:
         ("gait", "walk", 1.2),
     ]
     assert use == {"walk": walk}
-    assert survived == pytest.approx(sim_eval.CONDITION_S * 4.0 / planned_duration(steps))
+    assert survived == pytest.approx(conditions.CONDITION_S * 4.0 / planned_duration(steps))

@@ -49,6 +49,21 @@ def test_the_ik_toolkit_does_not_import_pybullet(tmp_path: Path) -> None:
     assert out.stdout.strip() == "False"
 
 
+def test_the_optimizers_help_names_its_conditions_without_pybullet(tmp_path: Path) -> None:
+    # the --conditions help is written from the values the episodes use
+    code = (
+        "import sys; from quadsim.scripts.optimize_cmd import add_parser; "
+        "from quadsim.optimize.conditions import conditions_help as h; "
+        "print('pybullet' in sys.modules, h())"
+    )
+    out = _python(code, tmp_path)
+    assert out.returncode == 0, out.stderr
+    loaded, text = out.stdout.split(" ", 1)
+    assert loaded == "False"
+    for words in ("turn (30 deg/s)", "steps (6 cm", "hill (10 deg)", "25 N s on the trot"):
+        assert words in text
+
+
 @pytest.mark.parametrize(
     "error", [SimError, GaitError, IKError, ModelError, OptimizeError, CliError]
 )
