@@ -539,7 +539,8 @@ def _loop(fn, config, rd, es, state, executor, quiet, callback) -> RunResult:  #
         try:
             from quadsim.plots import convergence_png
 
-            title = f"{config.gait} (seed {config.seed})"
+            # a gait file by its name: the plot is shown beside it, not on this machine
+            title = f"{Path(config.gait).name} (seed {config.seed})"
             _atomic_write(rd / PLOT, convergence_png(state["history"], BASE_COLUMNS, title))
         except Exception as e:  # noqa: BLE001 - a plot must not lose a run
             warnings.warn(f"convergence plot failed: {e}", stacklevel=2)
