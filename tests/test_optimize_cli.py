@@ -89,13 +89,13 @@ def test_a_terminated_run_keeps_its_generations_and_resumes(
     # SIGTERM (kill, timeout, a batch scheduler) mid-generation stops the run as Ctrl-C does
     from quadsim.optimize import testfns
 
-    calls = {"n": 0}
+    calls, sphere = {"n": 0}, testfns.shifted_sphere
 
     def terminated_on_call_20(x, seed: int = 0) -> float:
         calls["n"] += 1
         if calls["n"] == 20:  # in generation 3 of 8 candidates
             os.kill(os.getpid(), signal.SIGTERM)
-        return float(sum((v - testfns.SPHERE_CENTER) ** 2 for v in x))
+        return sphere(x, seed)
 
     monkeypatch.setattr(testfns, "shifted_sphere", terminated_on_call_20)
     before = signal.getsignal(signal.SIGTERM)
