@@ -5,7 +5,7 @@
 1. commands: the speed ramps at the acceleration limit, the heading turns at the turn rate;
 2. gait phase and stance: the gait graph's plan per leg, amended by the feet's contacts;
 3. leg-frame targets: where the chest and pelvis frames should be, with the stride waves;
-   then the cadence: a pushed or turning gait's stride clock quickens (not in the paper);
+   then the cadence: the stride clock quickens with speed, a push or a turn (not in the paper);
 4. virtual forces through J^T: what the frames want of their supporting feet;
 5. swing legs and IK: foot placement, swing paths, stance feet, the analytic leg IK;
 6. spine split: the frames' orientation difference split along the spine (quaternions);
@@ -66,6 +66,9 @@ YAW_INT_TIME_S = 1.0  # [s] integral time of the heading loop while turning
 YAW_INT_MAX = 0.3  # [rad s] bound on the integrated heading error (anti-windup)
 MAX_FP_ERROR = 0.5  # [m/s] velocity error the foot-placement feedback acts on at most
 MAX_CADENCE = 2.0  # a quickened stride clock (a push, a turn) runs at most twice its own rate
+# the stride period falls with speed from the gait's reference speed to twice it; below it
+# the period stays (a long-striding trot fell starting from standing on longer strides)
+SPEED_RATIO_MAX = 2.0
 MAX_STEER_RPS = 1.0  # [rad/s] bound on the turn rate that steers back onto the heading
 PITCH_ENDS = (-1.0, 1.0)  # nose down: the front end sinks, the back end rises
 SWING_LEG_TERMS = (
@@ -436,7 +439,7 @@ class Controller:
         self.chains.update(
             state.q.take(self.leg_idx), R.take(FRAME_OF_LEG, axis=0), frames[FRAME_OF_LEG, 0]
         )
-        wave, rate, accel = self.gait.waves(s.phase, self.gait.graph.period_s)
+        wave, rate, accel = self.gait.waves(s.phase, self.gait.graph.period_s / s.cadence)
         # the body pitches about its middle: its ends sink and rise with the pitch wave
         (x0, y0, _), (x1, y1, _) = frames[FRONT, 0].tolist(), frames[BACK, 0].tolist()
         half_body = 0.5 * math.hypot(x0 - x1, y0 - y1)
@@ -532,14 +535,21 @@ class Controller:
         beyond quicken_deadband_mps, so that a pushed dog's feet step out of the push before
         it topples, and by turn_quicken_s_per_rad per rad/s of turn, so that a long-striding
         gait steps more often while it turns (a controller's aid: greyhounds keep their
-        stride timing in a bend, Usherwood & Wilson 2005); together at most MAX_CADENCE."""
+        stride timing in a bend, Usherwood & Wilson 2005); together at most MAX_CADENCE.
+        All of it times the speed's rate (v / stride_speed_ref_mps)^stride_speed_exponent
+        of the ramped speed command v above the reference speed: dogs shorten their stride
+        period as they speed up within a gait (Heglund & Taylor 1988)."""
         p = self.gait.scalar
         quicker = p["turn_quicken_s_per_rad"] * abs(heading.turn_rate)
         if p["quicken_s_per_m"]:
             ex, ey = (frames.frames[BACK, 1, :2] - frames.v_d[BACK]).tolist()
             excess = math.hypot(ex, ey) - p["quicken_deadband_mps"]
             quicker += p["quicken_s_per_m"] * max(excess, 0.0)
-        return 1.0 + min(quicker, MAX_CADENCE - 1.0)
+        rate = 1.0 + min(quicker, MAX_CADENCE - 1.0)
+        if p["stride_speed_exponent"]:
+            ratio = heading.speed / p["stride_speed_ref_mps"]
+            rate *= min(max(ratio, 1.0), SPEED_RATIO_MAX) ** p["stride_speed_exponent"]
+        return rate
 
     def virtual_forces(
         self, state: DogState, heading: Heading, frames: FrameTargets, legs: LegPhase
@@ -762,7 +772,7 @@ class Controller:
     def log_fields(self, state: DogState) -> dict[str, float | np.ndarray]:
         """What the run log records of the controller besides the state; `planned_stance`
         (4,) is the gait graph's stance of each foot at this step (before contacts amend it);
-        `cadence` how fast the stride clock runs (1 but while a pushed gait quickens)."""
+        `cadence` how fast the stride clock runs (1: at period_s)."""
         return {
             "speed_cmd": self.state.speed,
             "heading_cmd": self.state.heading,

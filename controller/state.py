@@ -59,8 +59,8 @@ class ControllerState:
     in the order LF, RF, LH, RH; world frame, SI units.
 
     phase: the gait phase in [0, 1); cadence: how fast its clock runs (1: the gait's own
-    stride period; faster while a pushed or turning gait quickens); t [s]; speed [m/s] and heading
-    [rad]: the ramped commands now; stance, support (a stance foot on the ground),
+    stride period; it follows speed, pushes and turns if the gait asks); t [s]; speed
+    [m/s] and heading [rad]: the ramped commands now; stance, support (a stance foot on the ground),
     planned_stance (the gait graph's, before contacts amend it); hold: legs kept down at the
     start until their first swing is over; early: legs whose swing ended with an early
     strike; since_contact [s]; liftoff, anchor (4, 2) [m]: where each foot lifted off and

@@ -254,6 +254,21 @@ SCHEMA: tuple[ParamSpec, ...] = (
         default=0.3,
     ),
     ParamSpec(
+        "stride_speed_exponent",
+        0.0,
+        1.5,
+        "how the stride period falls with the commanded speed v above v_ref: "
+        "period_s (v_ref / v)^e up to v = 2 v_ref (0: one period; 1: one stride length)",
+        default=0.0,
+    ),
+    ParamSpec(
+        "stride_speed_ref_mps",
+        0.3,
+        8.0,
+        "the speed v_ref up to which the stride lasts period_s",
+        default=2.0,
+    ),
+    ParamSpec(
         "stance_extend_max_m",
         0.005,
         2.0,

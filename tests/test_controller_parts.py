@@ -421,6 +421,33 @@ def test_a_turning_gait_quickens_its_stride_clock_by_its_turn_rate(turn_rate: fl
     assert both.cadence(frames, heading) == pytest.approx(want, rel=1e-12)
 
 
+@pytest.mark.parametrize("speed", [0.0, 0.8, 1.6, 2.0, 3.1, 5.0])
+def test_the_stride_period_falls_with_speed_as_the_gait_asks(speed: float) -> None:
+    ref, exponent = 2.0, 0.8
+    plain, _, _ = _stepped({"quicken_s_per_m": 0.0})
+    scaled, _, _ = _stepped(
+        {"quicken_s_per_m": 0.0, "stride_speed_exponent": exponent, "stride_speed_ref_mps": ref}
+    )
+    turned, _, _ = _stepped(
+        {
+            "quicken_s_per_m": 0.0,
+            "stride_speed_exponent": exponent,
+            "stride_speed_ref_mps": ref,
+            "turn_quicken_s_per_rad": 0.5,
+        }
+    )
+    frames = SimpleNamespace(frames=np.zeros((2, 3, 3)), v_d=np.array([[1.0, 0.0], [1.0, 0.0]]))
+    heading = SimpleNamespace(turn_rate=0.0, speed=speed)
+    rate = min(max(speed / ref, 1.0), 2.0) ** exponent  # slower: period_s; at most 2 v_ref
+    assert plain.cadence(frames, heading) == 1.0  # without the exponent, one period
+    assert scaled.cadence(frames, heading) == pytest.approx(rate, rel=1e-12)
+    # the stride lasts period_s up to the reference speed
+    assert scaled.cadence(frames, SimpleNamespace(turn_rate=0.0, speed=0.9 * ref)) == 1.0
+    # a turn's quickening multiplies the speed's rate
+    heading.turn_rate = 0.6
+    assert turned.cadence(frames, heading) == pytest.approx(rate * 1.3, rel=1e-12)
+
+
 def test_the_stride_clock_runs_at_the_cadence_of_the_step() -> None:
     def knocked(ctrl: Controller, state) -> None:
         state.base_vel[:] = [0.0, 1.2, 0.0]
