@@ -20,6 +20,8 @@ from quadsim.optimize.errors import ObjectiveError
 from quadsim.optimize.objective import (
     OBJECTIVES,
     evaluate_log,
+    marker_cycles,
+    marker_split,
     sim_stride_cycle,
     stride_bounds,
 )
@@ -27,6 +29,7 @@ from quadsim.optimize.objective import (
 __all__ = ["compare_log", "comparison_text", "plot_comparison"]
 
 STRIDES_SHOWN = 3  # strides of each gait diagram
+MARKERS_SHOWN = 3  # markers of f_d's split, the farthest first
 
 
 def compare_log(
@@ -83,6 +86,9 @@ def compare_log(
         start_s=SETTLE_S,
     )
     terms = obj.terms()
+    split = None
+    if cycle is not None and not obj.fell and "f_d" not in obj.skipped:
+        split = marker_split(*marker_cycles(log, cycle, start_s=SETTLE_S))
     totals = {}
     for name, w in OBJECTIVES.items():
         weighted = {
@@ -119,6 +125,25 @@ def compare_log(
         "skipped": list(obj.skipped),
         "objective": totals,
         "fell": bool(obj.fell),
+        "f_d_split": None if split is None else _split_dict(split),
+    }
+
+
+def _split_dict(split: Any) -> dict[str, Any]:
+    """f_d's pose and motion, and the markers farthest from the clip's."""
+    farthest = np.argsort(-(split.marker_pose + split.marker_motion))[:MARKERS_SHOWN]
+    return {
+        "pose": split.pose,
+        "motion": split.motion,
+        "markers": [
+            {
+                "name": split.names[i],
+                "pose": float(split.marker_pose[i]),
+                "motion": float(split.marker_motion[i]),
+                "offset_m": split.offset[i].tolist(),
+            }
+            for i in farthest
+        ],
     }
 
 
@@ -168,10 +193,27 @@ def comparison_text(c: Mapping[str, Any]) -> str:
             continue
         v = c["terms"][key]
         lines.append(f"{key:5} {label:28}{v:10.4f}{weight:8g}{weight * v:10.3f}")
+        if key == "f_d" and c.get("f_d_split"):
+            lines += _split_lines(c["f_d_split"])
     lines.append("objectives: " + ", ".join(f"{k} {v:.3f}" for k, v in c["objective"].items()))
     if c["fell"]:
         lines.append("the run fell: the terms are those of the fall penalty")
     return "\n".join(lines)
+
+
+def _split_lines(split: Mapping[str, Any]) -> list[str]:
+    """f_d's split under its row: pose and motion, then the farthest markers."""
+    lines = [
+        f"{'':6}{'pose: stride-mean offsets':28}{split['pose']:10.4f}",
+        f"{'':6}{'motion about the pose':28}{split['motion']:10.4f}",
+    ]
+    for m in split["markers"]:
+        x, y, z = (100 * v for v in m["offset_m"])
+        lines.append(
+            f"{'':6}{m['name']:14}pose {m['pose']:.4f} motion {m['motion']:.4f}: run-clip "
+            f"{x:+.0f} cm ahead, {y:+.0f} cm left, {z:+.0f} cm up"
+        )
+    return lines
 
 
 # --------------------------------------------------------------------------- figure

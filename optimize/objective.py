@@ -256,22 +256,19 @@ def _sim_leg_length(markers: np.ndarray, names: Sequence[str], contact: np.ndarr
     return float(np.mean(hs)) if hs else None
 
 
-def f_d(
+def marker_cycles(
     log: Mapping[str, Any],
     reference: StrideCycle,
     *,
     marker_weights: Mapping[str, float] | None = None,
     leg_length_m: float | None = None,
     start_s: float = 0.0,
-    align: str = "touchdown",
-) -> float:
-    """Reference-marker deviation [m^2] of a run log against a reference stride cycle.
-
-    The log's strides (LH touchdown to touchdown from ``foot_contact``, after ``start_s``)
-    are resampled to the reference's phase samples and averaged; the reference is scaled
-    to ``leg_length_m`` (default: measured from the simulated shoulder/hip markers).
-    align: "touchdown" (cut at LH touchdown) or "best" (also try every cyclic phase shift).
-    """
+) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+    """The run's mean stride cycle and the reference's, marker by marker in the body frame
+    ((n_phase, M, 3) each, LH touchdown to touchdown), the M matched markers' names and
+    their weights. The log's strides after ``start_s`` are resampled to the reference's
+    phase samples and averaged; the reference is scaled to ``leg_length_m`` (default:
+    measured from the simulated shoulder/hip markers)."""
     t = np.asarray(log["t"], dtype=float)
     markers = np.asarray(log["markers"], dtype=float)
     names = [str(n) for n in log["marker_names"]]
@@ -282,14 +279,67 @@ def f_d(
     ref = reference.scaled(L)
     si, ri, w = match_markers(names, ref.marker_names, marker_weights)
     sim_cycle = _cycle_with_origin(t, markers, names, si, bounds, ref, log)
-    ref_m = ref.markers[:, ri]
+    return sim_cycle, ref.markers[:, ri], [names[i] for i in si], w
+
+
+def f_d(
+    log: Mapping[str, Any],
+    reference: StrideCycle,
+    *,
+    marker_weights: Mapping[str, float] | None = None,
+    leg_length_m: float | None = None,
+    start_s: float = 0.0,
+    align: str = "touchdown",
+) -> float:
+    """Reference-marker deviation [m^2] of a run log against a reference stride cycle
+    (the cycles of `marker_cycles`).
+
+    align: "touchdown" (cut at LH touchdown) or "best" (also try every cyclic phase shift).
+    """
+    sim_cycle, ref_m, _, w = marker_cycles(
+        log, reference, marker_weights=marker_weights, leg_length_m=leg_length_m, start_s=start_s
+    )
     if align == "touchdown":
         return marker_distance(sim_cycle, ref_m, w)
     if align == "best":
         return min(
-            marker_distance(np.roll(sim_cycle, k, axis=0), ref_m, w) for k in range(ref.n_phase)
+            marker_distance(np.roll(sim_cycle, k, axis=0), ref_m, w) for k in range(len(ref_m))
         )
     raise ObjectiveError(f"unknown align {align!r}; valid: 'touchdown', 'best'")
+
+
+@dataclass(frozen=True)
+class MarkerSplit:
+    """f_d = pose + motion [m^2]: the squared distance between the markers' stride means
+    (the pose: body proportions, carriage, a crabbing clip) and the mean squared
+    difference of their motion about those means; per marker as well (weights not
+    applied), with each marker's mean offset run - reference [m]."""
+
+    pose: float
+    motion: float
+    names: list[str]
+    marker_pose: np.ndarray  # (M,) [m^2]
+    marker_motion: np.ndarray  # (M,) [m^2]
+    offset: np.ndarray  # (M, 3) [m]
+
+
+def marker_split(
+    sim: np.ndarray, ref: np.ndarray, names: Sequence[str], w: np.ndarray
+) -> MarkerSplit:
+    """`marker_distance(sim, ref, w)` split into the markers' pose and their motion."""
+    diff = np.asarray(sim, dtype=float) - np.asarray(ref, dtype=float)
+    offset = diff.mean(axis=0)
+    marker_pose = np.sum(offset**2, axis=1)
+    marker_motion = np.sum(diff.var(axis=0), axis=1)
+    w = np.asarray(w, dtype=float)
+    return MarkerSplit(
+        pose=float(marker_pose @ w / w.sum()),
+        motion=float(marker_motion @ w / w.sum()),
+        names=list(names),
+        marker_pose=marker_pose,
+        marker_motion=marker_motion,
+        offset=offset,
+    )
 
 
 def _cycle_with_origin(t, markers, names, si, bounds, ref, log):  # noqa: ANN001, ANN202

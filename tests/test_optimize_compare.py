@@ -56,6 +56,14 @@ def test_compare_measures_the_run_and_the_clip(trot_log) -> None:
     paper = w.d * terms["f_d"] + w.v * terms["f_v"] + w.h * terms["f_h"] + w.r * terms["f_r"]
     assert c["objective"]["paper"] == pytest.approx(paper)
     assert c["objective"]["both"] > c["objective"]["paper"] and not c["fell"]
+    # f_d split into the markers' stride-mean pose and their motion about it: the sum
+    split = c["f_d_split"]
+    assert split["pose"] + split["motion"] == pytest.approx(terms["f_d"], rel=1e-9)
+    assert split["pose"] > 0.0 and split["motion"] > 0.0
+    farthest = [m["pose"] + m["motion"] for m in split["markers"]]
+    assert len(farthest) == 3 and farthest == sorted(farthest, reverse=True)
+    # the farthest marker alone is at least the mean over all of them
+    assert farthest[0] >= terms["f_d"]
 
 
 def test_compare_prints_the_table_and_draws_the_figure(trot_log, tmp_path: Path, capsys) -> None:
@@ -65,7 +73,8 @@ def test_compare_prints_the_table_and_draws_the_figure(trot_log, tmp_path: Path,
     fig = tmp_path / "cmp.png"
     assert main(["compare", str(path), "--reference", str(TROT), "--plot", str(fig)]) == 0
     out = capsys.readouterr().out
-    for label in ("stride period [s]", "duty factor RH", "touchdown phase LF", "f_d", "f_ph"):
+    labels = ("stride period [s]", "duty factor RH", "touchdown phase LF", "f_d", "f_ph")
+    for label in (*labels, "pose: stride-mean offsets", "motion about the pose"):
         assert label in out
     assert "paper" in out and f"figure: {fig}" in out
     image = mpimg.imread(fig)
@@ -73,7 +82,7 @@ def test_compare_prints_the_table_and_draws_the_figure(trot_log, tmp_path: Path,
     assert image[..., :3].std() > 0.1  # drawn, not blank
     assert main(["compare", str(path), "--reference", str(TROT), "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
-    assert set(got) >= {"run", "clip", "terms", "objective"}
+    assert set(got) >= {"run", "clip", "terms", "objective", "f_d_split"}
 
 
 def test_compare_refuses_bad_input_in_one_line(trot_log, tmp_path: Path, capsys) -> None:

@@ -21,6 +21,7 @@ from quadsim.optimize.objective import (
     f_v,
     fall_penalty,
     marker_distance,
+    marker_split,
     match_markers,
 )
 from quadsim.optimize.reference import extract_strides, synthetic_reference
@@ -70,6 +71,32 @@ def test_marker_distance_known_answers() -> None:
     assert marker_distance(b, a, w) == pytest.approx(3 * 0.01 / 7)
     with pytest.raises(ObjectiveError):
         marker_distance(a, a[:, :4])
+
+
+def test_marker_split_parts_sum_to_the_distance_and_tell_offset_from_motion() -> None:
+    rng = np.random.default_rng(1)
+    ref = rng.standard_normal((30, 4, 3))
+    w = np.array([1.0, 2.0, 0.5, 1.5])
+    names = ["a", "b", "c", "d"]
+    # a rigid offset is all pose: the distance of the shift, no motion
+    shifted = marker_split(ref + [0.03, -0.04, 0.0], ref, names, w)
+    assert shifted.pose == pytest.approx(0.05**2) and shifted.motion == pytest.approx(
+        0.0, abs=1e-15
+    )
+    assert shifted.offset == pytest.approx(np.tile([0.03, -0.04, 0.0], (4, 1)))
+    # a wobble about the reference's own means is all motion
+    wobble = rng.standard_normal((30, 4, 3)) * 0.01
+    wobble -= wobble.mean(axis=0)
+    moving = marker_split(ref + wobble, ref, names, w)
+    assert moving.pose == pytest.approx(0.0, abs=1e-15)
+    assert moving.motion == pytest.approx(marker_distance(ref + wobble, ref, w))
+    # both: the parts sum to the weighted distance, marker by marker as well
+    both = marker_split(ref + wobble + [0.0, 0.0, 0.02], ref, names, w)
+    assert both.pose + both.motion == pytest.approx(
+        marker_distance(ref + wobble + [0, 0, 0.02], ref, w)
+    )
+    per_marker = np.mean(np.sum(wobble**2, axis=2), axis=0) + 0.02**2
+    assert both.marker_pose + both.marker_motion == pytest.approx(per_marker)
 
 
 def test_match_markers_by_name() -> None:
