@@ -50,6 +50,7 @@ DIMENSIONLESS = (
     "ground_pitch_share",
     "hip_ground_share",
     "turn_lean",
+    "stride_speed_exponent",
     "stance_push_fwd",
     "stance_push_up",
     "spine_stiffness",
