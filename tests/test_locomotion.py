@@ -6,6 +6,7 @@ All runs are simulated once, one per core (tests/sim_slots.py), and shared by th
 from __future__ import annotations
 
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -198,3 +199,17 @@ def test_footfalls_are_those_of_the_real_dog(
             s["duty_factor"],
             s["phase_offset"],
         )
+
+
+@pytest.mark.parametrize("speed", [1.5, 2.2])
+def test_the_stride_period_falls_with_speed_above_the_gaits_reference_speed(speed: float) -> None:
+    # stride_speed_exponent 1: above stride_speed_ref_mps the stride keeps its length
+    trot = GaitParams.load("trot")
+    ref = 1.8
+    law = replace(
+        trot, values={**trot.values, "stride_speed_exponent": 1.0, "stride_speed_ref_mps": ref}
+    )
+    _, summary = one_per_core(simulate)(law, speed, 10.0, seed=0)
+    assert not summary["fell"]
+    want = trot["period_s"] * min(ref / speed, 1.0)  # below the reference, period_s
+    assert summary["stride_period_s"] == pytest.approx(want, abs=0.015)
