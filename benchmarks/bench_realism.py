@@ -79,8 +79,9 @@ def table(runs: list[dict]) -> list[str]:
     simulated ones over the seeds."""
     lines = [
         "| gait | speed [m/s] | against | stride real [s] | stride sim [s] | sim/real "
-        "| duty off by (max over feet) | touchdown off by [stride] | f_d [m²] | fell |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| duty off by (max over feet) | touchdown off by [stride] | f_d [m²] | of it pose [m²] "
+        "| fell |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for gait, (speed, clips) in REAL.items():
         mine = [r for r in runs if r["gait"] == gait]
@@ -90,7 +91,7 @@ def table(runs: list[dict]) -> list[str]:
         for clip in clips:
             cs = [r["compared"][clip] for r in mine if not r["fell"]]
             if not cs:
-                lines.append(f"| {gait} | {speed} | {clip} | | | | | | | {fell} |")
+                lines.append(f"| {gait} | {speed} | {clip} | | | | | | | | {fell} |")
                 continue
             real = cs[0]["clip"]["stride_period_s"]
             sim = [c["run"]["stride_period_s"] or math.nan for c in cs]
@@ -107,9 +108,11 @@ def table(runs: list[dict]) -> list[str]:
             ]
             ratio = [s / real for s in sim]
             f_d = [math.nan if "f_d" in c["skipped"] else c["terms"]["f_d"] for c in cs]
+            pose = [c["f_d_split"]["pose"] if c["f_d_split"] else math.nan for c in cs]
             lines.append(
                 f"| {gait} | {speed} | {clip} | {real:.2f} | {_range(sim)} | {_range(ratio)} "
-                f"| {_range(duty)} | {_range(phase)} | {_range(f_d, 3)} | {fell} |"
+                f"| {_range(duty)} | {_range(phase)} | {_range(f_d, 3)} | {_range(pose, 3)} "
+                f"| {fell} |"
             )
     return lines
 
@@ -140,7 +143,8 @@ def main() -> None:
         f"0-{args.seeds - 1}, the first {SETTLE_S:g} s not compared; ranges over the seeds; the "
         "clips' stride periods Froude-scaled to this dog's leg length; `literature`: the "
         "footfall targets of gaits/targets/, with their sources; `duty off by` and "
-        "`touchdown off by`: the largest gap over the four feet)"
+        "`touchdown off by`: the largest gap over the four feet; `of it pose`: the part of f_d "
+        "from the markers' stride-mean offsets, the rest is their motion, `quadsim compare`)"
         + "".join(f"; {g} from `{f}`" for g, f in source.items() if f != g)
         + "."
     )
