@@ -19,6 +19,7 @@ from quadsim.mocap.motion import FEET, TOE_MARKERS, load_reference
 from quadsim.optimize.errors import ObjectiveError
 from quadsim.optimize.objective import (
     OBJECTIVES,
+    MarkerSplit,
     evaluate_log,
     marker_cycles,
     marker_split,
@@ -129,7 +130,7 @@ def compare_log(
     }
 
 
-def _split_dict(split: Any) -> dict[str, Any]:
+def _split_dict(split: MarkerSplit) -> dict[str, Any]:
     """f_d's pose and motion, and the markers farthest from the clip's."""
     farthest = np.argsort(-(split.marker_pose + split.marker_motion))[:MARKERS_SHOWN]
     return {
