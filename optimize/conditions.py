@@ -4,6 +4,8 @@ optimize/sim_eval.py runs them."""
 
 from __future__ import annotations
 
+import math
+
 # beside the scored episode: the acceptance tests' turn, rough ground and speed ramps (within
 # the gait's band, and through the automatic gaits with the candidate in place of its
 # preset), the stop before a skill in a plan, the robustness issue's terrain floors and its
@@ -39,11 +41,34 @@ PUSH_NS_OTHERS = 20.0
 PUSH_S = 0.1
 PUSH_TIMES_S = (3.0, 5.5, 8.0)
 CONDITION_SEED = 104729  # condition i runs on the evaluation's seed + (i + 1) * this
+# conditions that take a value after a colon ("turn:45", "push:30"): its unit and largest value
+CONDITION_VALUES = {"turn": ("deg/s", 180.0), "push": ("N s", 100.0)}
 
 
 def push_impulse_ns(gait: str) -> float:
     """The impulse [N s] of each of the push condition's pushes on a gait (see PUSH_NS)."""
     return PUSH_NS.get(gait, PUSH_NS_OTHERS)
+
+
+def split_condition(condition: str) -> tuple[str, float | None]:
+    """A condition's name and its value ("turn:45" -> ("turn", 45.0); "hill" -> ("hill",
+    None)), checked: the name one of CONDITIONS, a value only where CONDITION_VALUES has one."""
+    name, sep, text = (part.strip() for part in condition.partition(":"))
+    if name not in CONDITIONS:
+        raise ValueError(f"unknown condition {name!r}; choose from {', '.join(CONDITIONS)}")
+    if not sep:
+        return name, None
+    if name not in CONDITION_VALUES:
+        valued = ", ".join(f"{n}:VALUE" for n in CONDITION_VALUES)
+        raise ValueError(f"condition {name!r} takes no value; only {valued} do")
+    unit, most = CONDITION_VALUES[name]
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value <= most:
+        raise ValueError(f"condition {name}:{text}: the value must be in (0, {most:g}] {unit}")
+    return name, value
 
 
 def conditions_help() -> str:
@@ -56,5 +81,6 @@ def conditions_help() -> str:
         "gaits, the candidate in place of its preset), stop (a plan: the gait, a stop, sit 1), "
         f"steps ({100 * STEP_M:g} cm up and down), hill ({HILL_DEG:g} deg), push "
         f"({len(PUSH_TIMES_S)} pushes from sides 135 deg apart, {pushes}, {PUSH_NS_OTHERS:g} "
-        "on the others); comma-separated, or all (default none)"
+        "on the others); turn:RATE and push:IMPULSE set the rate [deg/s] or impulse [N s]; "
+        "comma-separated, or all (default none)"
     )

@@ -34,6 +34,7 @@ from quadsim.optimize.conditions import (
     TERRAIN_OF_CONDITION,
     TURN_RATE_DPS,
     push_impulse_ns,
+    split_condition,
 )
 from quadsim.optimize.errors import OptimizeError
 from quadsim.optimize.objective import (
@@ -55,26 +56,28 @@ SETTLE_S = 2.0  # the start from standing is not part of the style terms
 
 
 def parse_conditions(text: str | None) -> tuple[str, ...]:
-    """The condition names of `--conditions` ("turn,rough,band" or "all"; None: none)."""
+    """The conditions of `--conditions` ("turn,rough,band", "turn:45,push:30" or "all";
+    None: none)."""
     if not text:
         return ()
     names = CONDITIONS if text.strip() == "all" else [n.strip() for n in text.split(",")]
-    unknown = [n for n in names if n not in CONDITIONS]
-    if unknown:
-        raise OptimizeError(
-            f"unknown condition {', '.join(map(repr, unknown))} in --conditions; choose from "
-            f"{', '.join(CONDITIONS)} (comma-separated) or all"
-        )
+    for name in names:
+        try:
+            split_condition(name)
+        except ValueError as err:
+            raise OptimizeError(f"{err} in --conditions (comma-separated, or all)") from None
     return tuple(dict.fromkeys(names))
 
 
 def condition_survival(params: GaitParams, condition: str, speed: float, seed: int) -> float:
     """How long [s] the gait stays up in one condition episode (CONDITION_S if it does not
-    fall): turning at TURN_RATE_DPS (left on even seeds, right on odd), on rough ground,
+    fall): turning at TURN_RATE_DPS or the condition's rate ("turn:45") (left on even seeds,
+    right on odd), on rough ground,
     over 6 cm steps up and down (steps) or, for HILL_S, a 10 degree hill (hill) (on
     terrain, a mean speed below SLOW_SHARE of `speed` shortens the time in proportion),
     from standing to the top of its speed band as fast as it can, then down to the bottom
-    (band), pushed at PUSH_TIMES_S (push_impulse_ns) from three directions (push), or ramping up
+    (band), pushed at PUSH_TIMES_S (push_impulse_ns, or the condition's "push:30") from three
+    directions (push), or ramping up
     through the automatic gaits from 0.5 m/s below its band to 1 m/s above it, the gait in
     place of its preset (ramp); or, in a plan, going STOP_AFTER_S at its speed, stopping,
     sitting for 1 s, standing and going STOP_AGAIN_S again (stop). A fall's time in an
@@ -82,12 +85,17 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
     kwargs: dict[str, Any] = {}
     played: GaitParams | str = params
     commanded: float | Profile = speed
+    try:
+        condition, value = split_condition(condition)
+    except ValueError as err:
+        raise OptimizeError(str(err)) from None
     if condition == "turn":
-        kwargs["turn_rate_dps"] = TURN_RATE_DPS if seed % 2 == 0 else -TURN_RATE_DPS
+        rate = value or TURN_RATE_DPS
+        kwargs["turn_rate_dps"] = rate if seed % 2 == 0 else -rate
     elif condition in TERRAIN_OF_CONDITION:
         kwargs["terrain"] = TERRAIN_OF_CONDITION[condition]
     elif condition == "push":
-        kwargs["pushes"] = condition_pushes(seed, params.gait)
+        kwargs["pushes"] = condition_pushes(seed, params.gait, value)
     elif condition == "band":
         low, high = params.speed_band_mps
         half, end = CONDITION_S / 2, CONDITION_S
@@ -108,8 +116,6 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
         if result.status == "ok":
             return CONDITION_S
         return CONDITION_S * float(result.fall_time_s or 0.0) / planned_duration(steps)
-    else:
-        raise OptimizeError(f"unknown condition {condition!r}; choose from {', '.join(CONDITIONS)}")
     duration = HILL_S if condition == "hill" else CONDITION_S
     result, summary = simulate(played, commanded, duration, seed=seed, log_hz=10.0, **kwargs)
     if result.status != "ok":
@@ -119,9 +125,9 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
     return CONDITION_S
 
 
-def condition_pushes(seed: int, gait: str) -> list[Push]:
-    """The push condition's pushes on one seed of a gait."""
-    force = push_impulse_ns(gait) / PUSH_S
+def condition_pushes(seed: int, gait: str, impulse_ns: float | None = None) -> list[Push]:
+    """The push condition's pushes on one seed of a gait (of push_impulse_ns, or this impulse)."""
+    force = (impulse_ns or push_impulse_ns(gait)) / PUSH_S
     return [
         Push.horizontal(t, force, 45.0 * ((seed + 3 * i) % 8), PUSH_S)
         for i, t in enumerate(PUSH_TIMES_S)

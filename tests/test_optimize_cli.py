@@ -412,6 +412,45 @@ def test_the_push_condition_pushes_from_every_side_over_the_seeds(monkeypatch) -
     assert asked == [sim_eval.condition_pushes(5, "walk")]
 
 
+def test_the_turn_and_push_conditions_take_a_rate_and_an_impulse(monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from quadsim.gaits.params import GaitParams
+    from quadsim.optimize import sim_eval
+
+    asked = []
+
+    def stays_up(params, speed, duration, **kwargs):
+        asked.append(kwargs)
+        return SimpleNamespace(status="ok", fall_time_s=None), {}
+
+    monkeypatch.setattr(sim_eval, "simulate", stays_up)
+    trot = GaitParams.load("trot")
+    # a turn of the given rate, left on even seeds and right on odd, as the plain turn
+    for seed, rate in ((0, 45.0), (1, -45.0)):
+        assert sim_eval.condition_survival(trot, "turn:45", 2.0, seed) == conditions.CONDITION_S
+        assert asked.pop()["turn_rate_dps"] == rate
+    sim_eval.condition_survival(trot, "turn", 2.0, 0)
+    assert asked.pop()["turn_rate_dps"] == conditions.TURN_RATE_DPS
+    # pushes of the given impulse from the plain condition's sides
+    sim_eval.condition_survival(trot, "push:30", 2.0, 3)
+    pushes = asked.pop()["pushes"]
+    plain = sim_eval.condition_pushes(3, "trot")
+    for push, same_side in zip(pushes, plain, strict=True):
+        assert math.hypot(*push.force) * push.duration == pytest.approx(30.0)
+        assert [f * 25.0 / 30.0 for f in push.force] == pytest.approx(same_side.force)
+    assert sim_eval.parse_conditions("turn:45, push:30,hill") == ("turn:45", "push:30", "hill")
+    for bad, says in (
+        ("hill:3", "'hill' takes no value; only turn:VALUE, push:VALUE do"),
+        ("turn:fast", r"turn:fast: the value must be in \(0, 180\] deg/s"),
+        ("turn:0", r"\(0, 180\] deg/s"),
+        ("push:500", r"\(0, 100\] N s"),
+        ("spin:3", "unknown condition 'spin'; choose from turn, rough"),
+    ):
+        with pytest.raises(OptimizeError, match=says):
+            sim_eval.parse_conditions(bad)
+
+
 def test_the_stop_condition_sits_and_goes_on_in_the_gait(monkeypatch) -> None:
     from types import SimpleNamespace
 
