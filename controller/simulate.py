@@ -17,7 +17,7 @@ from quadsim.controller.recording import DEFAULT_CAMERA, VideoRecorder, camera_n
 from quadsim.controller.sim import Push, World
 from quadsim.controller.terrain import Terrain, parse_terrain
 from quadsim.gaits.params import GaitParams
-from quadsim.gaits.schedule import GaitSchedule
+from quadsim.gaits.schedule import GaitSchedule, on_lead
 from quadsim.models import DogSpec, preset
 from quadsim.skills.recovery import Recovery
 
@@ -57,22 +57,27 @@ def simulate(
     and adds `recoveries`. `use` ("auto" only): gaits (or their files) to play in place of
     the presets of their names, e.g. {"trot": "best_trot.toml"}. On a dog other than the
     shepherd, the gait (its speed band too) is Froude-scaled to the dog's legs
-    (`gait_for_dog`) and `speed_mps` is the dog's own.
+    (`gait_for_dog`) and `speed_mps` is the dog's own. A canter or gallop leads with the
+    legs inside the turn (the side `heading_deg` ends on, for a profile; `on_lead`).
     Raises GaitError for an unknown gait or a speed outside the band."""
     dog = preset(spec) if isinstance(spec, str) else spec
     _check_inputs(seed, turn_rate_dps)
     camera_named(camera)  # before the run, not after it
     speed = speed_mps if isinstance(speed_mps, Profile) else Profile.constant(speed_mps)
+    turn_side = turn_rate_dps or (
+        heading_deg(duration_s) - heading_deg(0.0) if heading_deg is not None else 0.0
+    )
     schedule = None
     if params == AUTO:
         length_ratio, mass_ratio = dog.froude_ratios()
         used = {k: GaitParams.load(v) if isinstance(v, str) else v for k, v in (use or {}).items()}
-        schedule = GaitSchedule.auto(speed.max, length_ratio, mass_ratio, use=used)
+        schedule = GaitSchedule.auto(speed.max, length_ratio, mass_ratio, use=used, lead=turn_side)
         gait = schedule.at(speed(0.0)).params
     else:
         if use:
             raise SimError("use= replaces gaits of the automatic schedule: give params 'auto'")
-        gait = gait_for_dog(GaitParams.load(params) if isinstance(params, str) else params, dog)
+        gait = GaitParams.load(params) if isinstance(params, str) else params
+        gait = gait_for_dog(on_lead(gait, turn_side), dog)  # a turn's inside lead
         gait.check_speed(speed.min)
         gait.check_speed(speed.max)
     ground = parse_terrain(terrain) if isinstance(terrain, str) else terrain

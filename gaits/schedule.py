@@ -11,6 +11,10 @@ mirror is taken when it sits nearer. Otherwise a right-lead canter blending into
 left-lead gallop swaps its leads half way, passing through a bound with its fore feet
 together and a long flight. A symmetric gait is never mirrored: its mirror is itself half
 a stride on, but with its spine flexing half a stride off its feet.
+
+In a turn a canter or gallop leads with its inside legs (`on_lead`), as dogs and horses do:
+turning right at 30 deg/s on its left lead, the transverse gallop fell within 5 s (seeds 1
+and 3); on the right lead, at 11-15 s (docs/notebook.md, 2026-12-07).
 """
 
 from __future__ import annotations
@@ -59,13 +63,15 @@ class Blend:
 
 class GaitSchedule:
     """Gaits chosen by speed: `at(speed)` is the one gait whose band holds the speed, or
-    the linear blend of two neighbours inside their overlap."""
+    the linear blend of two neighbours inside their overlap. `lead` (> 0 left, < 0 right):
+    the side the first gait with a lead leads on (a turn's inside); 0: as its file has it."""
 
     def __init__(
         self,
         gaits: Sequence[GaitParams],
         bands: Sequence[tuple[float, float]],
         min_blend_mps: float = MIN_BLEND_MPS,
+        lead: float = 0.0,
     ) -> None:
         if len(gaits) != len(bands) or not gaits:
             raise GaitError("a gait schedule needs one speed band per gait")
@@ -78,9 +84,11 @@ class GaitSchedule:
         self.names = tuple(g.gait for g in gaits)
         self.bands = tuple((float(lo), float(hi)) for lo, hi in bands)
         self.min_blend_mps = min_blend_mps
-        shifted = [gaits[0]]
+        shifted = [on_lead(gaits[0], lead)]
         for g in gaits[1:]:
             leads = (g,) if g.symmetric else (g, _mirrored(g))
+            if lead and all(h.symmetric for h in shifted):  # the first with a lead: the turn's
+                leads = (on_lead(g, lead),)
             placed = [_phase_shifted(h, _nearest_shift(shifted[-1], h)) for h in leads]
             shifted.append(min(placed, key=lambda h: _start_distance(shifted[-1], h)))
         self.gaits = tuple(shifted)
@@ -92,11 +100,13 @@ class GaitSchedule:
         length_ratio: float = 1.0,
         mass_ratio: float = 1.0,
         use: Mapping[str, GaitParams] | None = None,
+        lead: float = 0.0,
     ) -> GaitSchedule:
         """The presets of AUTO_BANDS that exist, up to the one whose band holds max_speed,
         for a dog `length_ratio` and `mass_ratio` times the shepherd: gaits and bands
         Froude-scaled, so that it changes gait at the same Froude numbers. `use`: gaits to
-        play in place of the presets of their names (a tuned trot among the others)."""
+        play in place of the presets of their names (a tuned trot among the others); `lead`:
+        as for GaitSchedule."""
         use = dict(use or {})
         unknown = sorted(set(use) - set(AUTO_BANDS))
         if unknown:
@@ -121,7 +131,7 @@ class GaitSchedule:
         gaits = [use[n] if n in use else GaitParams.load(n) for n in names]
         if (length_ratio, mass_ratio) != (1.0, 1.0):
             gaits = [g.scaled_to(length_ratio, mass_ratio) for g in gaits]
-        return cls(gaits, bands, min_blend_mps=MIN_BLEND_MPS * speed)
+        return cls(gaits, bands, min_blend_mps=MIN_BLEND_MPS * speed, lead=lead)
 
     @property
     def speed_range(self) -> tuple[float, float]:
@@ -185,6 +195,25 @@ def _start_distance(a: GaitParams, b: GaitParams) -> float:
     """Sum of squared distances (on the circle) between the swing starts of a and b."""
     d = (_starts(b) - _starts(a) + 0.5) % 1.0 - 0.5
     return float(np.sum(d * d))
+
+
+def lead_side(g: GaitParams) -> int:
+    """The side of the gait's lead: 1 left, -1 right, 0 for a symmetric gait. The lead fore
+    is the one that strikes second of the pair, less than half a stride after the other."""
+    if g.symmetric:
+        return 0
+    strike = {
+        leg: g.values[f"swing_start_phase.{leg}"] + g.values[f"swing_duration_phase.{leg}"]
+        for leg in ("LF", "RF")
+    }
+    return 1 if (strike["LF"] - strike["RF"]) % 1.0 < 0.5 else -1
+
+
+def on_lead(g: GaitParams, side: float) -> GaitParams:
+    """g on the lead of `side` (> 0 left, < 0 right; 0 leaves it): mirrored if it leads on
+    the other side. Symmetric gaits have no lead."""
+    lead = lead_side(g)
+    return _mirrored(g) if lead and side and (lead > 0) != (side > 0) else g
 
 
 def _mirrored(g: GaitParams) -> GaitParams:

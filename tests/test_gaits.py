@@ -241,6 +241,42 @@ def test_every_preset_has_the_footfall_order_of_its_name() -> None:
             assert not GaitParams.load(name).symmetric, name
 
 
+def test_a_gait_with_a_lead_goes_on_either_lead_and_the_rest_stay_as_they_are() -> None:
+    from quadsim.gaits.schedule import lead_side, on_lead
+
+    # the presets' leads, read from their files: the fore that strikes second leads
+    leads = {name: lead_side(GaitParams.load(name)) for name in preset_names()}
+    assert leads == {
+        "walk": 0,
+        "trot": 0,
+        "pace": 0,
+        "canter": -1,
+        "transverse-gallop": 1,
+        "rotary-gallop": -1,
+    }
+    for name, lead in leads.items():
+        gait = GaitParams.load(name)
+        assert on_lead(gait, 0.0) is gait
+        for side in (1.0, -1.0):
+            led = on_lead(gait, side)
+            if not lead or lead == side:
+                assert led is gait, (name, side)
+                continue
+            # mirrored: the same gait on the other lead, each leg doing its twin's steps
+            assert lead_side(led) == side
+            assert led.graph().footfall_pattern() == gait.graph().footfall_pattern()
+            for key in ("swing_start_phase", "swing_duration_phase", "swing_height_m"):
+                assert led[f"{key}.LF"] == gait[f"{key}.RF"], key
+                assert led[f"{key}.RH"] == gait[f"{key}.LH"], key
+            assert on_lead(led, lead).values == gait.values
+    # the automatic gaits: the canter on the turn's inside lead, the gallop on the canter's
+    from quadsim.gaits.schedule import GaitSchedule
+
+    for side in (1.0, -1.0):
+        sides = [lead_side(g) for g in GaitSchedule.auto(lead=side).gaits]
+        assert sides == [0, 0, side, side]
+
+
 def test_preset_duty_factors_are_in_the_range_of_the_real_dog(mocap_dir) -> None:
     from quadsim.mocap.footfalls import analyze_footfalls
     from quadsim.mocap.motion import load_reference

@@ -53,3 +53,16 @@ def test_gaits_turn_facing_along_their_path(gait: str, direction: float) -> None
     quicken = GaitParams.load(gait).values["turn_quicken_s_per_rad"]
     cadence = float(np.median(log["cadence"][settled]))
     assert cadence == pytest.approx(1.0 + quicken * math.radians(rate), rel=0.01)
+
+
+@pytest.mark.parametrize("direction", [1.0, -1.0], ids=["left", "right"])
+def test_the_canter_leads_with_its_inside_legs_in_a_turn(direction: float) -> None:
+    # the preset leads right; turning left it canters on the left lead (its mirror)
+    _, summary = one_per_core(quadsim.simulate)(
+        "canter", 3.0, 8.0, seed=1, turn_rate_dps=direction * 30.0
+    )
+    assert not summary["fell"], summary["fall_time_s"]
+    offset = summary["phase_offset"]
+    # the lead fore strikes second of the fore pair, less than half a stride after the other
+    left_leads = (offset["LF"] - offset["RF"]) % 1.0 < 0.5
+    assert left_leads == (direction > 0)
