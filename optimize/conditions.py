@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+from quadsim.optimize.errors import OptimizeError
+
 # beside the scored episode: the acceptance tests' turn, rough ground and speed ramps (within
 # the gait's band, and through the automatic gaits with the candidate in place of its
 # preset), the stop before a skill in a plan, the robustness issue's terrain floors and its
@@ -52,22 +54,26 @@ def push_impulse_ns(gait: str) -> float:
 
 def split_condition(condition: str) -> tuple[str, float | None]:
     """A condition's name and its value ("turn:45" -> ("turn", 45.0); "hill" -> ("hill",
-    None)), checked: the name one of CONDITIONS, a value only where CONDITION_VALUES has one."""
+    None)), checked (OptimizeError): the name one of CONDITIONS, a value only where
+    CONDITION_VALUES has one."""
     name, sep, text = (part.strip() for part in condition.partition(":"))
     if name not in CONDITIONS:
-        raise ValueError(f"unknown condition {name!r}; choose from {', '.join(CONDITIONS)}")
+        raise OptimizeError(
+            f"unknown condition {name!r}; choose from {', '.join(CONDITIONS)} "
+            "(comma-separated), or all"
+        )
     if not sep:
         return name, None
     if name not in CONDITION_VALUES:
         valued = ", ".join(f"{n}:VALUE" for n in CONDITION_VALUES)
-        raise ValueError(f"condition {name!r} takes no value; only {valued} do")
+        raise OptimizeError(f"condition {name!r} takes no value; only {valued} do")
     unit, most = CONDITION_VALUES[name]
     try:
         value = float(text)
     except ValueError:
         value = math.nan
     if not 0.0 < value <= most:
-        raise ValueError(f"condition {name}:{text}: the value must be in (0, {most:g}] {unit}")
+        raise OptimizeError(f"condition {name}:{text}: the value must be in (0, {most:g}] {unit}")
     return name, value
 
 
