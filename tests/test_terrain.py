@@ -91,7 +91,7 @@ def test_the_gallops_cross_rough_ground_of_two_centimetres(
     gait: str, speed: float, seed: int
 ) -> None:
     # issue 31: the gallops cross +-2 cm. Not every seed: over seeds 0-7 (20 s) the transverse
-    # gallop crosses 8, the rotary 7 (one falls at 9.5 s; docs/results.md)
+    # gallop crosses 8, the rotary 7 (one falls at 13.8 s; docs/results.md)
     _, summary = one_per_core(quadsim.simulate)(gait, speed, 12.0, seed=seed, terrain="rough:0.02")
     assert not summary["fell"], summary["fall_time_s"]
     assert summary["distance_m"] > 30.0  # far over the rough ground (it starts at 1.5 m)
