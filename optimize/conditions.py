@@ -25,9 +25,11 @@ TERRAIN_OF_CONDITION = {
     "steps": f"steps:{STEP_M:g}:1",
     "hill": f"slope:{HILL_DEG:g}",
 }
-# the hill is 1 m high (5.7 m up, 4 m over the top, 5.7 m down): a walk needs this long to
-# come down it, where the dog falls most (a fall's time is scaled to CONDITION_S)
-HILL_S = 20.0
+# episodes longer than CONDITION_S (a fall's time in them is scaled to CONDITION_S): the hill is
+# 1 m high (5.7 m up, 4 m over the top, 5.7 m down), and a walk needs this long to come down
+# it, where the dog falls most; the turn is as long as the tests' turn, since a long-striding
+# trot fell in it at 11-17 s (docs/experiments/optimize-trot-stride-2026-12-07)
+DURATION_S = {"hill": 20.0, "turn": 20.0}
 # a terrain crossed below this share of the commanded speed counts as lost in proportion (the
 # robustness issue's floor: within 20% of the command; a walk that stood on the hill got by)
 SLOW_SHARE = 0.8
@@ -80,9 +82,11 @@ def split_condition(condition: str) -> tuple[str, float | None]:
 def conditions_help() -> str:
     """The `--conditions` help, from the values the episodes use."""
     pushes = ", ".join(f"{v:g} N s on the {g}" for g, v in PUSH_NS.items())
+    longer = ", ".join(f"{name} {seconds:g} s" for name, seconds in DURATION_S.items())
     return (
         "episodes each candidate must also stay up in, beside the scored one, "
-        f"{CONDITION_S:g} s each: turn ({TURN_RATE_DPS:g} deg/s), rough (+-{100 * ROUGH_M:g} cm "
+        f"{CONDITION_S:g} s each ({longer}): turn "
+        f"({TURN_RATE_DPS:g} deg/s), rough (+-{100 * ROUGH_M:g} cm "
         "ground), band (a ramp through the gait's speed band), ramp (through the automatic "
         "gaits, the candidate in place of its preset), stop (a plan: the gait, a stop, sit 1), "
         f"steps ({100 * STEP_M:g} cm up and down), hill ({HILL_DEG:g} deg), push "

@@ -25,7 +25,7 @@ from quadsim.optimize.conditions import (
     CONDITION_S,
     CONDITION_SEED,
     CONDITIONS,
-    HILL_S,
+    DURATION_S,
     PUSH_S,
     PUSH_TIMES_S,
     SLOW_SHARE,
@@ -69,7 +69,7 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
     """How long [s] the gait stays up in one condition episode (CONDITION_S if it does not
     fall): turning at TURN_RATE_DPS or the condition's rate ("turn:45") (left on even seeds,
     right on odd), on rough ground,
-    over 6 cm steps up and down (steps) or, for HILL_S, a 10 degree hill (hill) (on
+    over 6 cm steps up and down (steps) or a 10 degree hill (hill) (on
     terrain, a mean speed below SLOW_SHARE of `speed` shortens the time in proportion),
     from standing to the top of its speed band as fast as it can, then down to the bottom
     (band), pushed at PUSH_TIMES_S (push_impulse_ns, or the condition's "push:30") from three
@@ -77,7 +77,8 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
     through the automatic gaits from 0.5 m/s below its band to 1 m/s above it, the gait in
     place of its preset (ramp); or, in a plan, going STOP_AFTER_S at its speed, stopping,
     sitting for 1 s, standing and going STOP_AGAIN_S again (stop). A fall's time in an
-    episode of another length (the plan, the hill) is scaled to CONDITION_S."""
+    episode of another length (the plan, the turn and the hill, DURATION_S) is scaled to
+    CONDITION_S."""
     kwargs: dict[str, Any] = {}
     played: GaitParams | str = params
     commanded: float | Profile = speed
@@ -109,7 +110,7 @@ def condition_survival(params: GaitParams, condition: str, speed: float, seed: i
         if result.status == "ok":
             return CONDITION_S
         return CONDITION_S * float(result.fall_time_s or 0.0) / planned_duration(steps)
-    duration = HILL_S if condition == "hill" else CONDITION_S
+    duration = DURATION_S.get(condition, CONDITION_S)
     result, summary = simulate(played, commanded, duration, seed=seed, log_hz=10.0, **kwargs)
     if result.status != "ok":
         return CONDITION_S * float(result.fall_time_s or 0.0) / duration

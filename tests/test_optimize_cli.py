@@ -380,6 +380,30 @@ def test_a_terrain_crossed_too_slowly_counts_as_time_lost(monkeypatch) -> None:
             sim_eval.parse_conditions(bad)
 
 
+def test_the_turn_condition_is_as_long_as_the_tests_turn_and_its_fall_is_scaled(
+    monkeypatch,
+) -> None:
+    from types import SimpleNamespace
+
+    from quadsim.gaits.params import GaitParams
+    from quadsim.optimize import sim_eval
+
+    lengths = []
+
+    def falls_at_6_s(params, speed, duration, **kwargs):
+        lengths.append(duration)
+        return SimpleNamespace(status="fell", fall_time_s=6.0), {}
+
+    monkeypatch.setattr(sim_eval, "simulate", falls_at_6_s)
+    trot = GaitParams.load("trot")
+    # a long-striding trot fell in the tests' 20 s turn after 10 s (the notebook, 2026-12-07);
+    # a fall's time is scaled to the 10 s of the other conditions
+    assert sim_eval.condition_survival(trot, "turn:45", 2.0, 0) == pytest.approx(3.0)
+    assert lengths == [20.0]
+    assert sim_eval.condition_survival(trot, "rough", 2.0, 0) == pytest.approx(6.0)
+    assert lengths == [20.0, conditions.CONDITION_S]
+
+
 def test_the_push_condition_pushes_from_every_side_over_the_seeds(monkeypatch) -> None:
     from types import SimpleNamespace
 
