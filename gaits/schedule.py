@@ -163,8 +163,8 @@ def blend(a: GaitParams, b: GaitParams, w: float) -> GaitParams:
             period = PHASE_PERIOD[key]
             d = ((vb - va) / period + 0.5) % 1.0 - 0.5
             values[key] = _wrap_phase(va + w * d * period)
-        else:
-            values[key] = (1.0 - w) * va + w * vb
+        else:  # held between its ends: rounding must not carry a bound's value past it
+            values[key] = min(max(va + w * (vb - va), min(va, vb)), max(va, vb))
     band = (
         min(a.speed_band_mps[0], b.speed_band_mps[0]),
         max(a.speed_band_mps[1], b.speed_band_mps[1]),

@@ -12,7 +12,7 @@ import pytest
 from quadsim.controller.drive import gaits_used
 from quadsim.controller.episode import turn_radius
 from quadsim.controller.profile import Profile, ProfileError
-from quadsim.gaits.params import GaitParams, preset_names
+from quadsim.gaits.params import SPEC_BY_NAME, GaitParams, preset_names
 from quadsim.gaits.schedule import (
     MIN_BLEND_MPS,
     PHASE_KEYS,
@@ -170,6 +170,22 @@ def test_a_gait_keeps_the_lead_of_the_one_before_it() -> None:
     assert mirrored.values["swing_start_phase.RF"] == gallop.values["swing_start_phase.LF"]
     assert mirrored.values["step_offset_x_m.LH"] == gallop.values["step_offset_x_m.RH"]
     assert mirrored.values["period_s"] == gallop.values["period_s"]
+
+
+def test_a_blend_of_two_gaits_at_a_bound_stays_on_it() -> None:
+    # (1 - w) 0.02 + w 0.02 rounds to 0.019999999999999997 at some weights, below the bound
+    # (a scene's walk-to-trot blend refused a trot whose fore feet lift 0.02 m)
+    walk, trot = GaitParams.load("walk"), GaitParams.load("trot")
+    lowest = walk.bounds_of(SPEC_BY_NAME["swing_height_m"])[0]
+
+    def lifting_least(gait: GaitParams) -> GaitParams:
+        lifts = {k: lowest for k in gait.values if k.startswith("swing_height_m.")}
+        return replace(gait, values={**gait.values, **lifts})
+
+    a, b = lifting_least(walk), lifting_least(trot)
+    for w in np.linspace(0.0, 1.0, 101):
+        mixed = blend(a, b, float(w))  # validated on construction
+        assert all(mixed.values[k] == lowest for k in mixed.values if "swing_height_m." in k)
 
 
 def test_blend_ends_are_the_gaits_themselves() -> None:

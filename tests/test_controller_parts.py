@@ -406,8 +406,8 @@ def test_a_pushed_gait_quickens_its_stride_clock_by_its_velocity_error(sideways:
 
 @pytest.mark.parametrize("turn_rate", [-0.8, -0.3, 0.5, 1.2])
 def test_a_turning_gait_quickens_its_stride_clock_by_its_turn_rate(turn_rate: float) -> None:
-    gain = 0.6
-    plain, _, _ = _stepped({"quicken_s_per_m": 0.0})
+    gain = 0.4
+    plain, _, _ = _stepped({"quicken_s_per_m": 0.0, "turn_quicken_s_per_rad": 0.0})
     turning, _, _ = _stepped({"quicken_s_per_m": 0.0, "turn_quicken_s_per_rad": gain})
     both, _, _ = _stepped({"quicken_s_per_m": 1.5, "turn_quicken_s_per_rad": gain})
     frames = SimpleNamespace(frames=np.zeros((2, 3, 3)), v_d=np.array([[1.0, 0.0], [1.0, 0.0]]))
