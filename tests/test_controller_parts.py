@@ -409,7 +409,9 @@ def test_a_turning_gait_quickens_its_stride_clock_by_its_turn_rate(turn_rate: fl
     gain = 0.4
     plain, _, _ = _stepped({"quicken_s_per_m": 0.0, "turn_quicken_s_per_rad": 0.0})
     turning, _, _ = _stepped({"quicken_s_per_m": 0.0, "turn_quicken_s_per_rad": gain})
-    both, _, _ = _stepped({"quicken_s_per_m": 1.5, "turn_quicken_s_per_rad": gain})
+    both, _, _ = _stepped(
+        {"quicken_s_per_m": 1.5, "quicken_deadband_mps": 0.3, "turn_quicken_s_per_rad": gain}
+    )
     frames = SimpleNamespace(frames=np.zeros((2, 3, 3)), v_d=np.array([[1.0, 0.0], [1.0, 0.0]]))
     frames.frames[:, 1] = [1.0, 0.0, 0.0]  # on its desired velocity: no push to quicken for
     heading = SimpleNamespace(turn_rate=turn_rate)
