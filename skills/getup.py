@@ -1,6 +1,7 @@
-"""Getting up after a fall (issue 30): the dog lies on its side, rolls onto its chest and
-stands up, by the keyframes of presets/get-up.toml (written for lying on the right side and
-mirrored for the left), played by the posture controller: joint torques only."""
+"""Getting up after a fall (issue 30): the dog lies on its side (or first rolls there from
+its back), rolls onto its chest and stands up, by the keyframes of presets/get-up.toml
+(written for lying on the right side and mirrored for the left), played by the posture
+controller: joint torques only."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from quadsim.skills.posture import Skill, Timeline
 GET_UP = "get-up"
 SIDE_START_ROLL_RAD = math.pi / 2  # lying on the right side, as after a fall
 STERNAL_MIN_UP = 0.7  # the trunk's up axis this far up: on its chest, no roll needed
+BACK_MAX_UP = -0.5  # the trunk's up axis this far down (rolled 120 degrees): on its back
 MIRRORED_KINDS = ("roll", "yaw")  # joints about the body's long or vertical axis change sign
 GET_UP_WITHIN_S = 6.0  # [s] standing again (chest and pelvis at 90%) this long after the start
 WALK_AFTER = ("walk", 1.0, 4.0)  # the walk after `quadsim skill get-up`: gait, m/s, s
@@ -63,16 +65,20 @@ def get_up_timeline(
     skeleton: Skeleton, q: np.ndarray, base_quat: np.ndarray, t: float
 ) -> GetUpPlan:
     """The get-up from joint angles `q` [rad] and the trunk's orientation at time `t` [s]:
-    on its side, the roll and the rise (mirrored when it lies on its left); on its chest,
-    only the last roll keyframe (the lying pose) and the rise."""
+    on its side, the roll and the rise (mirrored when it lies on its left); on its back,
+    first the roll over onto the side it leans to; on its chest, only the last roll
+    keyframe (the lying pose) and the rise."""
     skill = Skill.load(GET_UP)
     side = side_down(base_quat)
     mirrored = side < 0
     start = mirror_pose(skeleton, q) if mirrored else q.copy()
     timeline = Timeline(skeleton, start_s=t, pose=start)
     timeline.supports[0] = 0.0  # lying: the feet carry nothing yet
+    on_its_side = t
+    if quat_to_matrix(np.asarray(base_quat, dtype=float))[2, 2] <= BACK_MAX_UP:
+        on_its_side = timeline.add(skill.over, t)
     into = skill.into if side != 0 else (skill.into[-1],)
-    rolled = timeline.add(into, t)
+    rolled = timeline.add(into, on_its_side)
     up = timeline.add(skill.out, rolled + skill.hold_s)
     if mirrored:
         timeline.poses = [mirror_pose(skeleton, p) for p in timeline.poses]

@@ -38,7 +38,8 @@ class Keyframe:
 class Skill:
     """A skill file: keyframes `into` the posture from standing, the posture held `hold_s`
     [s], keyframes `out` of it back to standing; `start_from` names the skill whose posture
-    this one starts in, `out_from` the skill whose way out this one takes."""
+    this one starts in, `out_from` the skill whose way out this one takes; `over` (the
+    get-up's) rolls the dog from its back onto its side, before `into`."""
 
     name: str
     hold_s: float
@@ -46,6 +47,7 @@ class Skill:
     out: tuple[Keyframe, ...]
     start_from: str | None = None
     out_from: str | None = None
+    over: tuple[Keyframe, ...] = ()
 
     @staticmethod
     def load(name: str) -> Skill:
@@ -72,6 +74,7 @@ class Skill:
             frames("out"),
             data.get("start_from"),
             data.get("out_from"),
+            frames("over"),
         )
 
 

@@ -15,13 +15,20 @@ import pytest
 from sim_slots import SLOTS, one_per_core
 from test_cli import quadsim
 
+from quadsim.controller.drive import Driver
+from quadsim.controller.episode import run_episode
 from quadsim.controller.kinematics import quat_to_matrix, yaw_of
+from quadsim.controller.loop import Controller
+from quadsim.controller.profile import Profile
 from quadsim.controller.sim import World
-from quadsim.controller.simulate import parse_push, simulate
+from quadsim.controller.simulate import CONTROL_DT, parse_push, simulate
+from quadsim.gaits.params import GaitParams
 from quadsim.skills.errors import PlanError
-from quadsim.skills.getup import mirror_pose, side_down
+from quadsim.skills.getup import get_up_timeline, mirror_pose, side_down
 from quadsim.skills.perform import perform_skill
 from quadsim.skills.plan import parse_plan
+from quadsim.skills.posture import Skill
+from quadsim.skills.recovery import Recovery
 
 SEEDS = (0, 3)
 KEYS = ("t", "link_pos", "link_names", "base_quat", "base_vel", "joint_tau", "torque_limit")
@@ -107,12 +114,69 @@ def test_mirroring_swaps_the_legs_and_flips_roll_and_yaw_and_undoes_itself() -> 
 
 
 def test_side_down_tells_the_right_side_the_left_and_the_chest() -> None:
-    def rolled(angle: float) -> np.ndarray:
-        return np.array([math.sin(angle / 2), 0.0, 0.0, math.cos(angle / 2)])  # xyzw
+    assert side_down(_rolled(math.pi / 2)) == 1
+    assert side_down(_rolled(-math.pi / 2)) == -1
+    assert side_down(_rolled(0.2)) == 0
 
-    assert side_down(rolled(math.pi / 2)) == 1
-    assert side_down(rolled(-math.pi / 2)) == -1
-    assert side_down(rolled(0.2)) == 0
+
+def _rolled(angle: float) -> np.ndarray:
+    return np.array([math.sin(angle / 2), 0.0, 0.0, math.cos(angle / 2)])  # xyzw
+
+
+def test_on_its_back_the_get_up_first_rolls_over_toward_the_side_it_leans_to() -> None:
+    skill = Skill.load("get-up")
+    with World("shepherd") as world:
+        sk = world.skeleton
+    q = sk.stand_angles()
+    side = get_up_timeline(sk, q, _rolled(math.pi / 2), 10.0)
+    over = skill.over[-1].t_s
+    assert side.rolled_s == pytest.approx(10.0 + skill.into[-1].t_s)  # from the side: no roll over
+    for lean, mirrored in ((-0.2, False), (0.2, True)):
+        back = get_up_timeline(sk, q, _rolled(math.pi + lean), 10.0)
+        assert back.rolled_s == pytest.approx(side.rolled_s + over)
+        assert back.up_s - back.rolled_s == pytest.approx(side.up_s - side.rolled_s)
+        swung = back.timeline.poses[1][sk.joint_index("LH_hip_roll")]
+        assert (swung < 0) == mirrored and abs(swung) > 0.5  # the legs swing one way or the other
+
+
+@pytest.mark.slow
+def test_recover_rolls_the_dog_off_its_back_and_it_walks_on(standing: tuple[float, float]) -> None:
+    # placed 10 degrees or more off its back it tips onto its side by itself, and the get-up
+    # from the side did; flat on its back that get-up wriggled and fell again before it rose
+    result, falls = one_per_core(_recover_from_the_back)()
+    log = result.log
+    assert len(falls) == 1  # the first "fall" (lying on its back), and no other
+    assert up_axis(log)[0] < -0.9
+    pelvis, chest = fractions(log, standing)
+    stood = np.flatnonzero(np.minimum(pelvis, chest) >= 0.9)
+    assert len(stood) and log["t"][stood[0]] <= 10.0  # the roll over takes 1.5 s more
+    after = log["t"] >= log["t"][stood[0]]
+    assert min(pelvis[after].min(), chest[after].min()) >= 0.6  # up, and stays up
+    assert speed_along_heading(log, log["t"][-1] - 1.0, log["t"][-1]) >= 0.7  # walking on
+
+
+def _recover_from_the_back() -> tuple:
+    """The dog placed on its back under `--recover` with the walk at 1 m/s for 14 s: the run
+    and the judged recoveries."""
+    with World("shepherd") as world:
+        world.place_dog(world.skeleton.stand_angles(), roll=math.pi)
+        walk = GaitParams.load("walk")
+
+        def walker() -> Driver:
+            return Driver(Controller(world.skeleton, walk, dt=CONTROL_DT), Profile.constant(1.0))
+
+        recovery = Recovery(world.skeleton, walker)
+        result = run_episode(
+            world,
+            recovery,
+            14.0,
+            control_hz=1.0 / CONTROL_DT,
+            log_hz=50.0,
+            extra_log=recovery.log_fields,
+            hooks=[recovery],
+            on_fall=recovery.on_fall,
+        )
+    return result, recovery.judge(result.log, lambda t: 1.0, result.status == "unstable")
 
 
 def test_get_up_only_starts_a_plan() -> None:
