@@ -62,19 +62,7 @@ def stop_jolts_per_second(gait: str, speed: float, seconds: float, settle_s: flo
     ("gait", "speed"),
     [
         ("walk", 1.0),
-        pytest.param(
-            "trot",
-            2.0,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason=(
-                    "the trot's swinging hind hips reach their stop (hip pitch -1.8 rad) "
-                    "about 9 times a second: its hind swing lifts the foot 0.106 m, the real "
-                    "trot's about 0.09 m scaled to our dog (the optimizer's trot in "
-                    "docs/experiments/optimize-trot-robust-2026-12-04 does not)"
-                ),
-            ),
-        ),
+        ("trot", 2.0),  # the 0.36 s trot hit its hind hip stops about 9 times a second
     ],
 )
 def test_swinging_legs_do_not_hit_their_stops(gait: str, speed: float) -> None:

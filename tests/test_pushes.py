@@ -50,6 +50,9 @@ def test_every_gait_takes_a_diagonal_push_and_goes_on(gait: str, seed: int) -> N
 # 2026-12-07, seeds 0-4 stood): the walk 20 N s from 45 and 270 degrees (1 and 2 of 5), the
 # trot 30 N s (the goal's impulse) from 270 (0 of 5)
 WEAK_SIDES = [("walk", 45.0, 20.0), ("walk", 270.0, 20.0), ("trot", 270.0, 30.0)]
+# the unpushed clock's mean rate: the 0.50 s trot's sway crosses the dead band now and then
+# (1.007-1.014, seeds 0-3), a dead band of 0.165 m/s quickened it all along (1.05-1.10)
+UNPUSHED_CADENCE_MAX = 1.03
 
 
 @pytest.mark.slow
@@ -65,6 +68,6 @@ def test_the_walk_and_trot_step_quicker_out_of_a_push(
     assert not summary["fell"], summary["fall_time_s"]
     t, cadence = result.log["t"], result.log["cadence"]
     settled = (t > 3.0) & (t < PUSH_AT_S)  # at speed, unpushed: the clock keeps its stride
-    assert np.mean(cadence[settled]) < 1.01
+    assert np.mean(cadence[settled]) < UNPUSHED_CADENCE_MAX
     assert cadence[(t > PUSH_AT_S) & (t < PUSH_AT_S + 1.0)].max() > 1.2  # pushed, it quickens
     assert np.mean(cadence[t > t[-1] - 1.0]) < 1.01  # and it is back to its stride

@@ -3,8 +3,9 @@ Froude-scaled speeds: the walk preset, which `quadsim optimize` made against dog
 pace preset, which it made against the literature's footfalls (gaits/targets/pace.toml; no
 clip, so no marker distance), and the trot that it made against dog_trot with its stride
 period held at 0.58 s and the turn condition (docs/experiments/optimize-trot-long-2026-12-07,
-run 1's mean; not yet the preset: it falls on 6 cm steps, the 10 degree hill and at 2.5 m/s,
-docs/notebook.md 2026-12-07, night).
+run 1's mean; not the preset: it falls on 6 cm steps, the 10 degree hill and at 2.5 m/s,
+docs/notebook.md 2026-12-07, night; the preset, made by the optimizer at 0.50 s, strides
+0.76 of the clip's).
 
 The clips are read from ../shared/data/dog_mocap (CC BY-NC 4.0, never copied in); the
 comparison is `quadsim compare`'s (quadsim.optimize.compare.compare_log).
