@@ -74,9 +74,8 @@ def get_up_timeline(
     start = mirror_pose(skeleton, q) if mirrored else q.copy()
     timeline = Timeline(skeleton, start_s=t, pose=start)
     timeline.supports[0] = 0.0  # lying: the feet carry nothing yet
-    on_its_side = t
-    if quat_to_matrix(np.asarray(base_quat, dtype=float))[2, 2] <= BACK_MAX_UP:
-        on_its_side = timeline.add(skill.over, t)
+    trunk_up = quat_to_matrix(np.asarray(base_quat, dtype=float))[2, 2]
+    on_its_side = timeline.add(skill.over, t) if trunk_up <= BACK_MAX_UP else t
     into = skill.into if side != 0 else (skill.into[-1],)
     rolled = timeline.add(into, on_its_side)
     up = timeline.add(skill.out, rolled + skill.hold_s)
